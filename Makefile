@@ -1,0 +1,37 @@
+# The README's two commands: `make demo` (main job) and `make test` (tests).
+# Both install what they need first (`make setup`: idempotent, ~1 s when nothing changed).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+LAKEHOUSE_DIR ?= $(CURDIR)/.lakehouse
+export LAKEHOUSE_DIR
+
+.PHONY: setup demo test lint bench clean help
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+setup: $(STAMP)  ## create .venv, install pinned deps, provision Iceberg jars, write Spark config
+	@$(BIN)/python -m python_helpers.lakehouse --provision --write-defaults
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > $(VENV)/requirements.txt
+	$(BIN)/python -m pip install --disable-pip-version-check -q -r $(VENV)/requirements.txt
+	@touch $@
+
+demo: setup  ## run the main job: day-by-day pipeline on a fresh warehouse
+	$(BIN)/python -m python_helpers.demo $(DEMO_ARGS)
+
+test: setup  ## run the test suite (real Spark, dbt and Iceberg)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: setup  ## sqlfluff (sparksql, dbt templater) and ruff
+	$(BIN)/ruff check python_helpers tests
+	$(BIN)/ruff format --check python_helpers tests
+	$(BIN)/sqlfluff lint snapshots models
+
+clean:  ## remove warehouse, metastore and dbt outputs (keeps .venv and cached jars)
+	rm -rf "$(LAKEHOUSE_DIR)" target logs dbt_packages derby.log metastore_db spark-warehouse

@@ -1,0 +1,1 @@
+"""Python helpers for the SCD2 lakehouse dbt project: runtime, generator, pipeline."""

@@ -1,0 +1,72 @@
+"""Run dbt commands in this Python process through dbt's programmatic runner.
+
+All steps share one JVM: dbt-spark's session method picks up the SparkSession that already
+exists in the process (``SparkSession.builder.getOrCreate``), so only the first step pays for
+starting Spark.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from python_helpers.lakehouse import PROJECT_ROOT
+
+
+class DbtStepError(RuntimeError):
+    """A dbt command failed: the message names the command and the failing nodes."""
+
+
+@dataclass(frozen=True)
+class DbtStep:
+    args: tuple[str, ...]
+    seconds: float
+    result: Any  # dbt's RunExecutionResult (or other per-command result)
+    invocation_id: str
+
+
+def _failures(result: Any) -> list[str]:
+    lines = []
+    for node_result in getattr(result, "results", None) or []:
+        status = str(getattr(node_result, "status", "")).lower()
+        if status in {"error", "fail", "runtime error"}:
+            node = getattr(node_result, "node", None)
+            name = getattr(node, "unique_id", "?")
+            lines.append(f"  {name}: {status}: {(node_result.message or '').strip()}")
+    return lines
+
+
+def run_dbt(
+    args: Sequence[str],
+    project_dir: Path = PROJECT_ROOT,
+    profiles_dir: Path | None = None,
+    check: bool = True,
+) -> DbtStep:
+    """Invoke ``dbt <args>`` in-process; raise :class:`DbtStepError` on failure when ``check``."""
+    from dbt.cli.main import dbtRunner
+
+    full = [
+        *args,
+        "--project-dir",
+        str(project_dir),
+        "--profiles-dir",
+        str(profiles_dir or project_dir),
+    ]
+    started = time.perf_counter()
+    res = dbtRunner().invoke(full)
+    seconds = time.perf_counter() - started
+    invocation_id = _invocation_id()
+    step = DbtStep(tuple(args), seconds, res.result, invocation_id)
+    if check and not res.success:
+        detail = "\n".join(_failures(res.result)) or f"  {res.exception!r}"
+        raise DbtStepError(f"dbt {' '.join(args)} failed:\n{detail}")
+    return step
+
+
+def _invocation_id() -> str:
+    from dbt_common.invocation import get_invocation_id
+
+    return get_invocation_id()

@@ -1,0 +1,216 @@
+"""The one definition of the local lakehouse's Spark configuration.
+
+Used by the dbt ``local`` target (through ``profiles.yml``'s ``server_side_parameters``,
+rendered by ``python -m python_helpers.lakehouse --profile-env``), by the tests' ``spark``
+fixture, by the generator and by the Thrift server launcher, so that every process sees the
+same warehouse, metastore, catalog and jars.
+
+Environment variables (all optional):
+
+``LAKEHOUSE_DIR``
+    Folder holding the warehouse, the Derby metastore, Spark scratch space and the Thrift
+    server's log and pid. Default: ``<project>/.lakehouse``.
+``LAKEHOUSE_JAR_CACHE``
+    Folder for the provisioned jars (kept by ``make clean``). Default: ``<project>/.cache/jars``.
+``LAKEHOUSE_JARS``
+    Comma-separated jar paths to use instead of the provisioned Iceberg jars (for a machine
+    with its own Iceberg runtime).
+``LAKEHOUSE_PACKAGES``
+    Maven coordinates for ``spark.jars.packages`` (needs Maven access), e.g.
+    ``org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.10.2``. Replaces the provisioned jars.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+ICEBERG_JAR_NAME = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
+SHADED_JACKSON_JAR_NAME = "iceberg-shaded-jackson-2.15.2.jar"
+JACKSON_JARS = (
+    "jackson-core-2.15.2.jar",
+    "jackson-databind-2.15.2.jar",
+    "jackson-annotations-2.15.2.jar",
+)
+SHADED_JACKSON_PACKAGE = {
+    "com.fasterxml.jackson": "org.apache.iceberg.shaded.com.fasterxml.jackson"
+}
+
+
+class LakehouseConfigError(RuntimeError):
+    """The lakehouse cannot be configured (missing jars, bad environment variable...)."""
+
+
+def lakehouse_dir() -> Path:
+    return Path(os.environ.get("LAKEHOUSE_DIR") or PROJECT_ROOT / ".lakehouse").resolve()
+
+
+def warehouse_dir() -> Path:
+    return lakehouse_dir() / "warehouse"
+
+
+def metastore_dir() -> Path:
+    return lakehouse_dir() / "metastore_db"
+
+
+def jars_dir() -> Path:
+    return Path(os.environ.get("LAKEHOUSE_JAR_CACHE") or PROJECT_ROOT / ".cache" / "jars").resolve()
+
+
+def _site_dir(package: str) -> Path:
+    module = __import__(package)
+    return Path(module.__file__).resolve().parent
+
+
+def provision_jars(force: bool = False) -> list[Path]:
+    """Copy the Iceberg runtime jar and build the relocated Jackson jar; idempotent.
+
+    Both are cached under :func:`jars_dir` and rebuilt only when missing.
+    """
+    from python_helpers.relocate import relocate_jars
+
+    target = jars_dir()
+    target.mkdir(parents=True, exist_ok=True)
+    runtime = target / ICEBERG_JAR_NAME
+    if force or not runtime.exists():
+        source = _site_dir("snowpark_connect_deps_iceberg") / "jars" / ICEBERG_JAR_NAME
+        if not source.exists():
+            raise LakehouseConfigError(
+                f"{source} not found: install the pinned 'snowpark-connect-deps-iceberg' "
+                "package (make setup), or set LAKEHOUSE_JARS / LAKEHOUSE_PACKAGES."
+            )
+        tmp = runtime.with_suffix(".tmp")
+        tmp.write_bytes(source.read_bytes())
+        tmp.replace(runtime)
+    shaded = target / SHADED_JACKSON_JAR_NAME
+    if force or not shaded.exists():
+        pyspark_jars = _site_dir("pyspark") / "jars"
+        relocate_jars(
+            [pyspark_jars / name for name in JACKSON_JARS], shaded, SHADED_JACKSON_PACKAGE
+        )
+    return [runtime, shaded]
+
+
+def jar_paths() -> list[str]:
+    """The jars to put on the driver classpath (empty when LAKEHOUSE_PACKAGES is used)."""
+    if os.environ.get("LAKEHOUSE_PACKAGES"):
+        return []
+    if os.environ.get("LAKEHOUSE_JARS"):
+        paths = [p.strip() for p in os.environ["LAKEHOUSE_JARS"].split(",") if p.strip()]
+        missing = [p for p in paths if not Path(p).exists()]
+        if missing:
+            raise LakehouseConfigError(f"LAKEHOUSE_JARS names missing files: {missing}")
+        return paths
+    paths = [jars_dir() / ICEBERG_JAR_NAME, jars_dir() / SHADED_JACKSON_JAR_NAME]
+    if not all(p.exists() for p in paths):
+        paths = provision_jars()
+    return [str(p) for p in paths]
+
+
+def spark_conf(include_jars: bool = True) -> dict[str, str]:
+    """Every Spark setting the lakehouse needs, as one flat dict."""
+    lake = lakehouse_dir()
+    metastore_url = f"jdbc:derby:;databaseName={metastore_dir()};create=true"
+    conf = {
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        "spark.sql.catalog.spark_catalog": "org.apache.iceberg.spark.SparkSessionCatalog",
+        "spark.sql.catalog.spark_catalog.type": "hive",
+        "spark.sql.catalogImplementation": "hive",
+        "spark.sql.warehouse.dir": str(warehouse_dir()),
+        "spark.hadoop.javax.jdo.option.ConnectionURL": metastore_url,
+        "spark.hadoop.hive.metastore.warehouse.dir": str(warehouse_dir()),
+        "spark.hadoop.datanucleus.schema.autoCreateAll": "true",
+        "spark.hadoop.hive.metastore.schema.verification": "false",
+        # Embedded Derby has no HIVE_LOCKS table: Iceberg's Hive lock fails on commit.
+        "spark.hadoop.iceberg.engine.hive.lock-enabled": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={lake} -Duser.timezone=UTC",
+        "spark.local.dir": str(lake / "tmp"),
+        "spark.sql.shuffle.partitions": os.environ.get("LAKEHOUSE_SHUFFLE_PARTITIONS", "4"),
+        "spark.ui.enabled": "false",
+        "spark.sql.legacy.createHiveTableByDefault": "false",
+    }
+    if os.environ.get("LAKEHOUSE_PACKAGES"):
+        conf["spark.jars.packages"] = os.environ["LAKEHOUSE_PACKAGES"]
+    elif include_jars:
+        paths = jar_paths()
+        # --jars is not enough in Thrift sessions (NoClassDefFoundError PathIdentifier):
+        # the jars must be on the driver's own classpath.
+        conf["spark.driver.extraClassPath"] = os.pathsep.join(paths)
+        conf["spark.executor.extraClassPath"] = os.pathsep.join(paths)
+    return conf
+
+
+def spark_defaults_path() -> Path:
+    """pyspark's own ``conf/spark-defaults.conf``: read by every spark-submit of this venv."""
+    return _site_dir("pyspark") / "conf" / "spark-defaults.conf"
+
+
+def write_spark_defaults() -> Path:
+    """Render :func:`spark_conf` into pyspark's spark-defaults.conf (only when it changed).
+
+    This is how the ``local`` dbt target (and ``dbt`` run by hand) gets the lakehouse
+    configuration without flags: dbt-spark's session method starts Spark through pyspark's
+    spark-submit, which reads this file, as does the Thrift server launcher.
+    """
+    prepare_dirs()
+    lines = [
+        "# Written by `python -m python_helpers.lakehouse --write-defaults` (make setup).",
+        "# Edit python_helpers/lakehouse.py instead; this file is regenerated.",
+    ]
+    lines += [f"{key} {value}" for key, value in sorted(spark_conf().items())]
+    text = "\n".join(lines) + "\n"
+    path = spark_defaults_path()
+    if not path.exists() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return path
+
+
+def prepare_dirs() -> None:
+    for path in (lakehouse_dir(), warehouse_dir(), lakehouse_dir() / "tmp"):
+        path.mkdir(parents=True, exist_ok=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m python_helpers.lakehouse",
+        description="Provision and print the local lakehouse's Spark configuration.",
+    )
+    parser.add_argument(
+        "--provision",
+        action="store_true",
+        help="copy the Iceberg runtime jar and build the relocated Jackson "
+        "jar under $LAKEHOUSE_JAR_CACHE (.cache/jars) if missing",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="with --provision: rebuild the jars even if present"
+    )
+    parser.add_argument(
+        "--write-defaults",
+        action="store_true",
+        help="render the configuration into pyspark's conf/spark-defaults.conf "
+        "so that dbt's local target and spark-submit use it",
+    )
+    parser.add_argument("--json", action="store_true", help="print the Spark configuration as JSON")
+    args = parser.parse_args(argv)
+    try:
+        if args.provision:
+            for path in provision_jars(force=args.force):
+                print(f"ok  {path}")
+        if args.write_defaults:
+            print(f"ok  {write_spark_defaults()}")
+        if args.json:
+            print(json.dumps(spark_conf(), indent=2, sort_keys=True))
+    except LakehouseConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

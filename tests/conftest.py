@@ -1,0 +1,36 @@
+"""Shared fixtures: one Spark session for the whole run, and throw-away dbt projects.
+
+The ``spark`` fixture starts the only JVM of the test run, on a lakehouse (warehouse and
+Derby metastore) in a temporary folder. dbt, driven in-process through ``dbtRunner``, reuses
+that session: dbt-spark's session method calls ``SparkSession.builder.getOrCreate()``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from python_helpers.scratch import ScratchProject, lakehouse_session
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    os.environ["LAKEHOUSE_DIR"] = str(tmp_path_factory.mktemp("lakehouse"))
+    session = lakehouse_session("scd2-lakehouse-tests")
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def dbt_project(
+    spark: SparkSession, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[ScratchProject]:
+    """A scratch copy of the project on a schema named after the test."""
+    schema = re.sub(r"[^a-z0-9_]", "_", request.node.name.lower())[:60]
+    spark.sql(f"drop schema if exists {schema} cascade")
+    yield ScratchProject(tmp_path / "project", schema, spark)
