@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 LAKEHOUSE_DIR ?= $(CURDIR)/.lakehouse
 export LAKEHOUSE_DIR
 
-.PHONY: setup demo test lint bench clean help
+.PHONY: setup demo test lint bench clean help thrift-start thrift-stop thrift-status
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -32,6 +32,17 @@ lint: setup  ## sqlfluff (sparksql, dbt templater) and ruff
 	$(BIN)/ruff check python_helpers tests
 	$(BIN)/ruff format --check python_helpers tests
 	$(BIN)/sqlfluff lint snapshots models
+
+# Spark Thrift Server over the same lakehouse (SPARK_THRIFT_HOST/PORT as for dbt's thrift target;
+# THRIFT_ARGS for more options, e.g. THRIFT_ARGS="--timeout 300").
+thrift-start: setup  ## start a Spark Thrift Server on the lakehouse (127.0.0.1:10000), wait until ready
+	$(BIN)/python -m python_helpers.thrift start $(THRIFT_ARGS)
+
+thrift-stop:  ## stop the Spark Thrift Server (says so when none runs)
+	$(BIN)/python -m python_helpers.thrift stop $(THRIFT_ARGS)
+
+thrift-status:  ## is a Spark Thrift Server running? (exit 3 when not)
+	$(BIN)/python -m python_helpers.thrift status $(THRIFT_ARGS)
 
 clean:  ## remove warehouse, metastore and dbt outputs (keeps .venv and cached jars)
 	rm -rf "$(LAKEHOUSE_DIR)" target logs dbt_packages derby.log metastore_db spark-warehouse

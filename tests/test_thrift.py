@@ -1,0 +1,206 @@
+"""The Spark Thrift Server launcher, for real: start, refuse a second start, dbt, stop.
+
+The server is a separate JVM on its own temporary lakehouse (the test process's in-process
+Spark holds the Derby metastore of another one) and a free port. The tests run in file order
+and share one server (module fixture, which always stops it); the last test stops it itself.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from pyhive import hive
+
+from python_helpers.lakehouse import PROJECT_ROOT
+from python_helpers.scratch import ScratchProject
+from python_helpers.thrift import pid_alive, port_in_use
+
+START_TIMEOUT = 240  # seconds; two CPU cores shared with other Spark runs
+
+SNAPSHOT = """
+    {% snapshot thrift_snapshot %}
+    {{ config(unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate') }}
+    select * from {{ ref('thrift_source') }}
+    {% endsnapshot %}
+"""
+
+
+@dataclass(frozen=True)
+class ThriftServer:
+    lakehouse: Path
+    port: int
+    start_output: str
+
+    @property
+    def pid_file(self) -> Path:
+        return self.lakehouse / "thrift" / f"thrift-{self.port}.pid"
+
+    @property
+    def log_file(self) -> Path:
+        return self.lakehouse / "thrift" / f"thrift-{self.port}.log"
+
+    def cli(self, *args: str, lakehouse: Path | None = None) -> subprocess.CompletedProcess[str]:
+        """``python -m python_helpers.thrift <args> --port P --lakehouse-dir D``."""
+        command = [sys.executable, "-m", "python_helpers.thrift", *args, "--port", str(self.port)]
+        command += ["--lakehouse-dir", str(lakehouse or self.lakehouse)]
+        return subprocess.run(
+            command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=START_TIMEOUT + 60
+        )
+
+    def query(self, sql: str) -> list[tuple]:
+        conn = hive.connect(host="127.0.0.1", port=self.port, username="pytest")
+        try:
+            cursor = conn.cursor()
+            cursor.execute(sql)
+            return [tuple(row) for row in cursor.fetchall()]
+        finally:
+            conn.close()
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "python_helpers.thrift", *args],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_help_and_bad_usage() -> None:
+    helps = _cli("start", "--help").stdout
+    for option in ("--port", "--host", "--timeout", "--lakehouse-dir", "--user"):
+        assert option in helps
+    assert "SPARK_THRIFT_PORT" in helps and "SPARK_THRIFT_HOST" in helps
+    assert _cli("start", "--port", "70000").returncode == 2
+    assert _cli("stop", "--timeout", "soon").returncode == 2
+    assert _cli("restart").returncode == 2
+    bad_env = _cli("status", env={"SPARK_THRIFT_PORT": "ten"})
+    assert bad_env.returncode == 2
+    assert "SPARK_THRIFT_PORT" in bad_env.stderr
+
+
+def test_start_reports_a_server_that_dies(tmp_path: Path) -> None:
+    port = str(_free_port())
+    no_jdk = {"JAVA_HOME": str(tmp_path / "no-jdk")}
+    died = _cli("start", "--port", port, "--lakehouse-dir", str(tmp_path), env=no_jdk)
+    assert died.returncode == 1
+    assert "exited with status" in died.stderr
+    assert "no-jdk/bin/java" in died.stderr, "the log's tail is shown"
+    assert not (tmp_path / "thrift" / f"thrift-{port}.pid").exists()
+
+
+@pytest.fixture(scope="module")
+def thrift_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThriftServer]:
+    server = ThriftServer(tmp_path_factory.mktemp("thrift_lakehouse"), _free_port(), "")
+    try:
+        started = server.cli("start", "--timeout", str(START_TIMEOUT))
+        assert started.returncode == 0, f"start failed:\n{started.stdout}\n{started.stderr}"
+        yield ThriftServer(server.lakehouse, server.port, started.stdout)
+    finally:
+        server.cli("stop")  # a no-op when a test stopped it already
+
+
+def test_start_waits_until_ready(thrift_server: ThriftServer) -> None:
+    assert f"ready on 127.0.0.1:{thrift_server.port}" in thrift_server.start_output
+    assert "Derby" in thrift_server.start_output  # the one-JVM-per-metastore warning
+    pid = int(thrift_server.pid_file.read_text())
+    assert pid_alive(pid)
+    assert thrift_server.log_file.exists()
+    assert thrift_server.query("select 1") == [(1,)]
+    status = thrift_server.cli("status")
+    assert status.returncode == 0, status.stderr
+    assert f"pid {pid}" in status.stdout
+
+
+def test_second_start_is_refused(thrift_server: ThriftServer, tmp_path: Path) -> None:
+    pid = int(thrift_server.pid_file.read_text())
+    again = thrift_server.cli("start")
+    assert again.returncode == 1
+    assert f"already runs on port {thrift_server.port} (pid {pid}" in again.stderr
+    assert "thrift-stop" in again.stderr
+    assert int(thrift_server.pid_file.read_text()) == pid, "the running server's pid file kept"
+
+    # Another lakehouse on the same port: no pid file there, but the port is taken.
+    elsewhere = thrift_server.cli("start", lakehouse=tmp_path / "other")
+    assert elsewhere.returncode == 1
+    assert f"port {thrift_server.port} on 127.0.0.1 is already in use" in elsewhere.stderr
+
+
+def test_dbt_snapshot_through_thrift(
+    thrift_server: ThriftServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPARK_THRIFT_HOST", "127.0.0.1")
+    monkeypatch.setenv("SPARK_THRIFT_PORT", str(thrift_server.port))
+    # dbt runs in-process but talks PyHive to the server: no local SparkSession is used.
+    project = ScratchProject(tmp_path / "project", "thrift_scd2", spark=None)  # type: ignore[arg-type]
+    project.write("snapshots/thrift.sql", SNAPSHOT)
+
+    def history() -> list[tuple]:
+        return thrift_server.query(
+            "select id, name, amount, cast(dbt_valid_from as string), "
+            "cast(dbt_valid_to as string) "
+            f"from {project.table('thrift_snapshot')} order by id, dbt_valid_from"
+        )
+
+    project.write_seed("thrift_source", "id,name,amount", ["1,a,10", "2,b,20", "3,c,30"])
+    project.dbt("seed", "--target", "thrift")
+    project.dbt("snapshot", "--target", "thrift")
+    day1 = history()
+    t1 = day1[0][3]
+    assert day1 == [(1, "a", 10, t1, None), (2, "b", 20, t1, None), (3, "c", 30, t1, None)]
+
+    # id 1 updated, id 2 unchanged, id 3 deleted, id 4 added.
+    project.write_seed("thrift_source", "id,name,amount", ["1,a,11", "2,b,20", "4,d,40"])
+    project.dbt("seed", "--target", "thrift")
+    project.dbt("snapshot", "--target", "thrift")
+    day2 = history()
+    t2 = next(row[3] for row in day2 if row[0] == 4)
+    assert t2 > t1
+    assert day2 == [
+        (1, "a", 10, t1, t2),
+        (1, "a", 11, t2, None),
+        (2, "b", 20, t1, None),
+        (3, "c", 30, t1, t2),
+        (4, "d", 40, t2, None),
+    ]
+
+    # Iceberg tables, in the server's own lakehouse.
+    for name in ("thrift_snapshot", "thrift_source"):
+        ddl = thrift_server.query(f"show create table {project.table(name)}")[0][0]
+        assert "USING iceberg" in ddl, ddl
+        assert str(thrift_server.lakehouse / "warehouse") in ddl, ddl
+    commits = thrift_server.query(
+        f"select count(*) from {project.table('thrift_snapshot')}.snapshots"
+    )
+    assert commits[0][0] >= 2, "one Iceberg snapshot per dbt snapshot run at least"
+
+
+def test_stop_then_stop_again(thrift_server: ThriftServer) -> None:
+    pid = int(thrift_server.pid_file.read_text())
+    stopped = thrift_server.cli("stop")
+    assert stopped.returncode == 0, stopped.stderr
+    assert f"pid {pid}) stopped" in stopped.stdout
+    assert not pid_alive(pid)
+    assert not thrift_server.pid_file.exists()
+    assert not port_in_use("127.0.0.1", thrift_server.port)
+
+    again = thrift_server.cli("stop")
+    assert again.returncode == 0, again.stderr
+    assert f"no Spark Thrift Server runs on port {thrift_server.port}" in again.stdout
+    status = thrift_server.cli("status")
+    assert status.returncode == 3
