@@ -72,3 +72,13 @@ def test_reseeding_purges_old_iceberg_files(dbt_project: ScratchProject) -> None
     dbt_project.dbt("seed", "--full-refresh")
     count = dbt_project.spark.table(dbt_project.table("smoke_source")).count()
     assert count == 2
+
+
+def test_empty_seed_cells_load_as_null(dbt_project: ScratchProject) -> None:
+    """dbt-labs/dbt-adapters#487: the session method used to load them as the string 'None'."""
+    dbt_project.write_seed("nulls", "id,label,amount", ["1,,", "2,x,5", ",y,"])
+    dbt_project.dbt("seed")
+    rows = dbt_project.spark.sql(
+        f"select id, label, amount from {dbt_project.table('nulls')} order by id nulls first"
+    ).collect()
+    assert [tuple(r) for r in rows] == [(None, "y", None), (1, None, None), (2, "x", 5)]

@@ -1,0 +1,71 @@
+{% macro _scd2_assert_source_keys(strategy, source_sql) -%}
+    {#-
+        Fail before anything is written when the snapshot's source has a null or duplicate
+        unique_key. dbt does not check: with duplicates, the merge either fails deep inside
+        Spark (MERGE_CARDINALITY_VIOLATION, no key named) or, on the first build, silently
+        creates two open versions of one key. Raising here leaves the snapshot table as it was.
+    -#}
+    {%- if not execute -%}{{ return(none) }}{%- endif -%}
+    {%- set keys = strategy.unique_key if strategy.unique_key | is_list else [strategy.unique_key] -%}
+    {%- set key_list = keys | join(', ') -%}
+    {%- set checks -%}
+        with source_keys as (
+            select
+                {%- for key in keys %}
+                {{ key }} as dbt_key_{{ loop.index }}{{ ',' if not loop.last }}
+                {%- endfor %}
+            from ({{ source_sql }}) as source_query
+        ),
+
+        null_keys as (
+            select
+                'null' as problem,
+                {%- for key in keys %}
+                cast(dbt_key_{{ loop.index }} as string) as dbt_key_{{ loop.index }},
+                {%- endfor %}
+                count(*) as rows
+            from source_keys
+            where
+                {%- for key in keys %}
+                dbt_key_{{ loop.index }} is null{{ ' or' if not loop.last }}
+                {%- endfor %}
+            group by all
+            limit 1
+        ),
+
+        duplicate_keys as (
+            select
+                'duplicate' as problem,
+                {%- for key in keys %}
+                cast(dbt_key_{{ loop.index }} as string) as dbt_key_{{ loop.index }},
+                {%- endfor %}
+                count(*) as rows
+            from source_keys
+            group by all
+            having count(*) > 1
+            limit 1
+        )
+
+        select * from null_keys
+        union all
+        select * from duplicate_keys
+    {%- endset -%}
+    {%- set found = run_query(checks) -%}
+    {%- for row in found.rows -%}
+        {%- set values = [] -%}
+        {%- for key in keys -%}
+            {%- do values.append(key ~ '=' ~ (row[loop.index] if row[loop.index] is not none else 'null')) -%}
+        {%- endfor -%}
+        {%- if row[0] == 'null' -%}
+            {%- set problem = "has " ~ row[-1] ~ " row(s) with a null unique_key, e.g. (" ~ values | join(', ') ~ ")" -%}
+            {%- set remedy = "filter or fix those rows in the snapshot query" -%}
+        {%- else -%}
+            {%- set problem = "has duplicate unique_key values: (" ~ values | join(', ') ~ ") appears " ~ row[-1] ~ " times" -%}
+            {%- set remedy = "make the snapshot query return one row per key (deduplicate, e.g. with row_number() over (partition by " ~ key_list ~ " order by ...) = 1), or fix unique_key" -%}
+        {%- endif -%}
+        {{ exceptions.raise_compiler_error(
+            "Snapshot '" ~ model.name ~ "': the source " ~ problem
+            ~ " (unique_key: " ~ key_list ~ "). A snapshot needs exactly one source row per key: "
+            ~ remedy ~ ". Nothing was written; the snapshot table is unchanged.") }}
+    {%- endfor -%}
+{%- endmacro %}

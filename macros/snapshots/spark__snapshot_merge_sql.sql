@@ -1,0 +1,39 @@
+{% macro spark__snapshot_merge_sql(target, source, insert_cols) -%}
+    {#-
+        dbt-spark's spark__snapshot_merge_sql (dbt-spark 1.11), plus one thing: when a version
+        is closed, the closing run's metadata (update process id, update timestamp, effective
+        end) is copied from the staging row, exactly as dbt copies dbt_valid_to. Inserted rows
+        bring their metadata through `insert *`.
+        The staging view is referenced by name alone for Iceberg (dbt-spark creates it without
+        catalog or schema there) and fully qualified otherwise (Delta, Hudi): keep both forms.
+    -#}
+    {%- set columns = config.get("snapshot_table_column_names") or get_snapshot_table_column_names() -%}
+    {%- set audit = scd2_audit_column_names() -%}
+
+    merge into {{ target }} as DBT_INTERNAL_DEST
+    {% if target.is_iceberg %}
+      {# create view only supports a name (no catalog, or schema) #}
+      using {{ source.identifier }} as DBT_INTERNAL_SOURCE
+    {% else %}
+      using {{ source }} as DBT_INTERNAL_SOURCE
+    {% endif %}
+    on DBT_INTERNAL_SOURCE.{{ columns.dbt_scd_id }} = DBT_INTERNAL_DEST.{{ columns.dbt_scd_id }}
+    when matched
+     {% if config.get("dbt_valid_to_current") %}
+       and ( DBT_INTERNAL_DEST.{{ columns.dbt_valid_to }} = {{ config.get('dbt_valid_to_current') }} or
+             DBT_INTERNAL_DEST.{{ columns.dbt_valid_to }} is null )
+     {% else %}
+       and DBT_INTERNAL_DEST.{{ columns.dbt_valid_to }} is null
+     {% endif %}
+     and DBT_INTERNAL_SOURCE.dbt_change_type in ('update', 'delete')
+        then update
+        set {{ columns.dbt_valid_to }} = DBT_INTERNAL_SOURCE.{{ columns.dbt_valid_to }},
+            {{ audit.update_process_id }} = DBT_INTERNAL_SOURCE.{{ audit.update_process_id }},
+            {{ audit.update_ts }} = DBT_INTERNAL_SOURCE.{{ audit.update_ts }},
+            {{ audit.effective_end_ts }} = DBT_INTERNAL_SOURCE.{{ audit.effective_end_ts }}
+
+    when not matched
+     and DBT_INTERNAL_SOURCE.dbt_change_type = 'insert'
+        then insert *
+    ;
+{% endmacro %}

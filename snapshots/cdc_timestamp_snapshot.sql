@@ -1,0 +1,14 @@
+{% snapshot cdc_timestamp_snapshot %}
+
+{{
+    config(
+        unique_key=cdc_key_columns(),
+        strategy='timestamp',
+        updated_at='updated_at',
+        hard_deletes='invalidate',
+    )
+}}
+
+select * from {{ source('cdc', 'cdc_source') }}
+
+{% endsnapshot %}

@@ -1,0 +1,379 @@
+"""Snapshot overrides: dbt's SCD2 history plus operational metadata, case by case.
+
+Every test runs seed, snapshot, change, snapshot on real dbt + Spark + Iceberg; each
+`dbt snapshot` is its own invocation, whose id must appear in the metadata.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from python_helpers.dbt_invoke import DbtStepError
+from python_helpers.scratch import ScratchProject
+from tests.snapshot_helpers import (
+    AUDIT,
+    assert_closed,
+    assert_open,
+    columns,
+    day,
+    history,
+    write_snapshot,
+)
+
+HEADER = "id,name,amount"
+DAY1 = ["1,a,10", "2,b,20", "3,c,30"]
+# id 1 updated, id 2 unchanged, id 3 deleted, id 4 new
+DAY2 = ["1,a,11", "2,b,20", "4,d,40"]
+
+
+def _by_key(rows: list[dict], *keys: str) -> dict[tuple, list[dict]]:
+    out: dict[tuple, list[dict]] = {}
+    for row in rows:
+        out.setdefault(tuple(row[k] for k in keys), []).append(row)
+    return out
+
+
+@pytest.mark.parametrize("check_cols", ["['name', 'amount']", "'all'"])
+def test_check_strategy_invalidate_records_runs(
+    dbt_project: ScratchProject, check_cols: str
+) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        f"unique_key='id', strategy='check', check_cols={check_cols}, hard_deletes='invalidate'",
+    )
+    run1 = day(dbt_project, HEADER, DAY1)
+    rows = history(dbt_project, "snap")
+    # Day 1: three open versions inserted by run 1.
+    assert [(r["id"], r["amount"], r["dbt_valid_to"]) for r in rows] == [
+        (1, 10, None),
+        (2, 20, None),
+        (3, 30, None),
+    ]
+    for r in rows:
+        assert_open(r, run1.invocation_id)
+    assert set(AUDIT) <= set(columns(dbt_project, "snap"))
+
+    run2 = day(dbt_project, HEADER, DAY2)
+    assert run2.invocation_id != run1.invocation_id
+    rows = history(dbt_project, "snap")
+    # Day 2: 1 closed + re-inserted, 2 untouched, 3 closed as deleted, 4 inserted.
+    assert [(r["id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10, False),
+        (1, 11, True),
+        (2, 20, True),
+        (3, 30, False),
+        (4, 40, True),
+    ]
+    v1_old, v1_new, v2, v3, v4 = rows
+    assert_closed(v1_old, run1.invocation_id, run2.invocation_id)
+    assert_open(v1_new, run2.invocation_id)
+    assert v1_new["dbt_valid_from"] == v1_old["dbt_valid_to"]  # no gap, no overlap
+    assert_open(v2, run1.invocation_id)
+    assert_closed(v3, run1.invocation_id, run2.invocation_id)
+    assert_open(v4, run2.invocation_id)
+    # One closing run, one processing time for all it closed and inserted.
+    assert v1_old["audit_update_ts"] == v3["audit_update_ts"] == v4["audit_insert_ts"]
+
+
+def test_timestamp_strategy(dbt_project: ScratchProject) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='timestamp', updated_at='updated_at', "
+        "hard_deletes='invalidate'",
+    )
+    header = "id,amount,updated_at"
+    run1 = day(dbt_project, header, ["1,10,2024-01-01 00:00:00", "2,20,2024-01-01 00:00:00"])
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], str(r["dbt_valid_from"])) for r in rows] == [
+        (1, "2024-01-01 00:00:00"),
+        (2, "2024-01-01 00:00:00"),
+    ]
+    for r in rows:
+        assert_open(r, run1.invocation_id)
+        # Validity follows the source's updated_at; processing time is the run's clock.
+        assert r["effective_start_ts"] == r["dbt_valid_from"]
+        assert r["audit_insert_ts"] > r["dbt_valid_from"]
+
+    # Day 2: id 1 updated at 2024-01-02 (amount changed), id 2 changed amount but kept its
+    # updated_at (the timestamp strategy must not see it), id 3 new.
+    run2 = day(
+        dbt_project,
+        header,
+        ["1,11,2024-01-02 00:00:00", "2,21,2024-01-01 00:00:00", "3,30,2024-01-02 00:00:00"],
+    )
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], str(r["dbt_valid_from"]), str(r["dbt_valid_to"])) for r in rows] == [
+        (1, 10, "2024-01-01 00:00:00", "2024-01-02 00:00:00"),
+        (1, 11, "2024-01-02 00:00:00", "None"),
+        (2, 20, "2024-01-01 00:00:00", "None"),
+        (3, 30, "2024-01-02 00:00:00", "None"),
+    ]
+    assert_closed(rows[0], run1.invocation_id, run2.invocation_id)
+    assert str(rows[0]["effective_end_ts"]) == "2024-01-02 00:00:00"
+    assert_open(rows[1], run2.invocation_id)
+    assert_open(rows[2], run1.invocation_id)
+    assert_open(rows[3], run2.invocation_id)
+
+
+def test_composite_key_leaves_no_helper_columns(dbt_project: ScratchProject) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key=['k1', 'k2'], strategy='check', check_cols='all', hard_deletes='invalidate'",
+    )
+    header = "k1,k2,amount"
+    run1 = day(dbt_project, header, ["a,1,10", "a,2,20", "b,1,30"])
+    run2 = day(dbt_project, header, ["a,1,11", "a,2,20", "b,2,40"])
+    run3 = day(dbt_project, header, ["a,1,11", "a,2,20", "b,2,40"])  # nothing changed
+    cols = columns(dbt_project, "snap")
+    assert not [c for c in cols if c.startswith("dbt_unique_key")], cols
+    rows = history(dbt_project, "snap", order_by="k1, k2")
+    assert [(r["k1"], r["k2"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        ("a", 1, 10, False),
+        ("a", 1, 11, True),
+        ("a", 2, 20, True),
+        ("b", 1, 30, False),
+        ("b", 2, 40, True),
+    ]
+    assert_closed(rows[0], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[1], run2.invocation_id)
+    assert_open(rows[2], run1.invocation_id)
+    assert_closed(rows[3], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[4], run2.invocation_id)
+    assert run3.invocation_id not in {r["audit_update_process_id"] for r in rows}
+    assert run3.invocation_id not in {r["audit_insert_process_id"] for r in rows}
+
+
+def test_hard_deletes_ignore_keeps_deleted_key_open(dbt_project: ScratchProject) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='ignore'",
+    )
+    run1 = day(dbt_project, HEADER, DAY1)
+    run2 = day(dbt_project, HEADER, DAY2)
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10, False),
+        (1, 11, True),
+        (2, 20, True),
+        (3, 30, True),  # deleted in the source, still open: hard deletes ignored
+        (4, 40, True),
+    ]
+    assert_closed(rows[0], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[3], run1.invocation_id)
+
+
+def test_hard_deletes_new_record_and_key_coming_back(dbt_project: ScratchProject) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='new_record'",
+    )
+    run1 = day(dbt_project, HEADER, DAY1)
+    for r in history(dbt_project, "snap"):
+        assert_open(r, run1.invocation_id)
+        assert r["dbt_is_deleted"] == "False"
+
+    run2 = day(dbt_project, HEADER, DAY2)
+    rows = [r for r in history(dbt_project, "snap") if r["id"] == 3]
+    # Day 2: id 3's version closed, and a deletion record opened by the deleting run.
+    assert [(r["amount"], r["dbt_is_deleted"], r["dbt_valid_to"] is None) for r in rows] == [
+        (30, "False", False),
+        (30, "True", True),
+    ]
+    assert_closed(rows[0], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[1], run2.invocation_id)
+    assert rows[1]["dbt_valid_from"] == rows[0]["dbt_valid_to"]
+
+    # Day 3: id 3 is back with another amount: the deletion record is closed by run 3.
+    run3 = day(dbt_project, HEADER, [*DAY2, "3,c,33"])
+    rows = [r for r in history(dbt_project, "snap") if r["id"] == 3]
+    assert [(r["amount"], r["dbt_is_deleted"], r["dbt_valid_to"] is None) for r in rows] == [
+        (30, "False", False),
+        (30, "True", False),
+        (33, "False", True),
+    ]
+    assert_closed(rows[1], run2.invocation_id, run3.invocation_id)
+    assert_open(rows[2], run3.invocation_id)
+
+
+def test_key_deleted_then_back_with_invalidate(dbt_project: ScratchProject) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
+    )
+    run1 = day(dbt_project, HEADER, DAY1)
+    run2 = day(dbt_project, HEADER, ["1,a,10", "2,b,20"])  # 3 deleted
+    run3 = day(dbt_project, HEADER, DAY1)  # 3 back, same values
+    rows = [r for r in history(dbt_project, "snap") if r["id"] == 3]
+    assert [(r["amount"], r["dbt_valid_to"] is None) for r in rows] == [(30, False), (30, True)]
+    assert_closed(rows[0], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[1], run3.invocation_id)
+    assert rows[1]["dbt_valid_from"] > rows[0]["dbt_valid_to"]  # a gap while it was gone
+
+
+def test_new_source_column_on_a_later_day(dbt_project: ScratchProject) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
+    )
+    run1 = day(dbt_project, HEADER, DAY1)
+    run2 = day(dbt_project, "id,name,amount,region", ["1,a,10,eu", "2,b,20,", "3,c,30,us"])
+    cols = columns(dbt_project, "snap")
+    assert "region" in cols and set(AUDIT) <= set(cols)
+    rows = history(dbt_project, "snap")
+    # dbt's check strategy with check_cols='all' counts every row as changed on the run that
+    # brings a new column (dbt's rule, kept): each key gets a new version with the column.
+    assert [(r["id"], r["region"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, None, False),
+        (1, "eu", True),
+        (2, None, False),
+        (2, None, True),
+        (3, None, False),
+        (3, "us", True),
+    ]
+    for old, new in (rows[0:2], rows[2:4], rows[4:6]):
+        assert_closed(old, run1.invocation_id, run2.invocation_id)
+        assert_open(new, run2.invocation_id)
+        assert new["dbt_valid_from"] == old["dbt_valid_to"]
+
+    # Day 3: only id 2's region changes; old and new versions keep their metadata.
+    run3 = day(dbt_project, "id,name,amount,region", ["1,a,10,eu", "2,b,20,eu", "3,c,30,us"])
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["region"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, None, False),
+        (1, "eu", True),
+        (2, None, False),
+        (2, None, False),
+        (2, "eu", True),
+        (3, None, False),
+        (3, "us", True),
+    ]
+    assert_open(rows[1], run2.invocation_id)
+    assert_closed(rows[3], run2.invocation_id, run3.invocation_id)
+    assert_open(rows[4], run3.invocation_id)
+
+
+def test_dbt_valid_to_current_and_meta_column_names(dbt_project: ScratchProject) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate', "
+        "dbt_valid_to_current=\"to_timestamp('9999-12-31')\", "
+        "snapshot_meta_column_names={'dbt_valid_from': 'valid_from', "
+        "'dbt_valid_to': 'valid_to', 'dbt_scd_id': 'scd_id', 'dbt_updated_at': 'updated_at'}",
+    )
+    run1 = day(dbt_project, HEADER, DAY1)
+    run2 = day(dbt_project, HEADER, DAY2)
+    cols = columns(dbt_project, "snap")
+    assert {"valid_from", "valid_to", "scd_id", "updated_at"} <= set(cols)
+    assert not {"dbt_valid_from", "dbt_valid_to"} & set(cols)
+    rows = dbt_project.spark.sql(
+        f"""
+        select *, date_format(valid_to, 'yyyy-MM-dd') as valid_to_text,
+            date_format(effective_end_ts, 'yyyy-MM-dd HH:mm:ss') as effective_end_text
+        from {dbt_project.table('snap')} order by id, valid_from
+        """
+    ).collect()
+    # Open versions carry dbt's own valid_to_current and our high-end effective end.
+    assert [(r.id, r.amount, r.valid_to_text, r.effective_end_text) for r in rows] == [
+        (1, 10, rows[0].valid_to_text, rows[0].effective_end_text),
+        (1, 11, "9999-12-31", "9999-12-31 23:59:59"),
+        (2, 20, "9999-12-31", "9999-12-31 23:59:59"),
+        (3, 30, rows[3].valid_to_text, rows[3].effective_end_text),
+        (4, 40, "9999-12-31", "9999-12-31 23:59:59"),
+    ]
+    for closed in (rows[0], rows[3]):
+        assert closed.valid_to_text != "9999-12-31"
+        assert closed.effective_end_ts == closed.valid_to
+        assert closed.effective_start_ts == closed.valid_from
+        assert closed.audit_insert_process_id == run1.invocation_id
+        assert closed.audit_update_process_id == run2.invocation_id
+    assert rows[1].audit_insert_process_id == run2.invocation_id
+    assert rows[2].audit_update_process_id is None
+
+
+def test_high_end_does_not_shift_with_session_time_zone(dbt_project: ScratchProject) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
+    )
+    spark = dbt_project.spark
+    try:
+        spark.conf.set("spark.sql.session.timeZone", "America/New_York")
+        day(dbt_project, HEADER, DAY1)
+        spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
+        day(dbt_project, HEADER, DAY2)
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
+    rows = history(dbt_project, "snap")
+    open_rows = [r for r in rows if r["dbt_valid_to"] is None]
+    assert len(open_rows) == 3
+    # Both runs stored the same instant: 9999-12-31 23:59:59 UTC.
+    assert {r["effective_end_epoch"] for r in open_rows} == {253402300799}
+    assert {r["effective_end_text"] for r in open_rows} == {"9999-12-31 23:59:59"}
+    # Processing timestamps are instants too: run 2 after run 1 whatever the zones.
+    closed = [r for r in rows if r["dbt_valid_to"] is not None]
+    assert all(r["audit_update_ts"] > r["audit_insert_ts"] for r in closed)
+
+
+@pytest.mark.parametrize(
+    ("rows", "problem", "value"),
+    [
+        (["1,a,10", "2,b,20", "2,b,21"], "duplicate unique_key values", "id=2"),
+        (["1,a,10", ",b,20"], "null unique_key", "id=null"),
+    ],
+)
+def test_bad_source_keys_fail_before_merge(
+    dbt_project: ScratchProject, rows: list[str], problem: str, value: str
+) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
+    )
+    day(dbt_project, HEADER, DAY1)
+    before = history(dbt_project, "snap")
+    before_snapshots = dbt_project.spark.sql(
+        f"select count(*) from {dbt_project.table('snap')}.snapshots"
+    ).first()[0]
+
+    dbt_project.write_seed("src", HEADER, rows)
+    dbt_project.dbt("seed", "--full-refresh")
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    message = str(failure.value)
+    assert "Snapshot 'snap'" in message
+    assert problem in message
+    assert value in message
+    assert "unique_key: id" in message
+    assert "snapshot table is unchanged" in message
+    assert history(dbt_project, "snap") == before
+    after_snapshots = dbt_project.spark.sql(
+        f"select count(*) from {dbt_project.table('snap')}.snapshots"
+    ).first()[0]
+    assert after_snapshots == before_snapshots  # no Iceberg commit at all
+
+
+def test_duplicate_composite_keys_on_first_build_create_nothing(
+    dbt_project: ScratchProject,
+) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key=['k1', 'k2'], strategy='check', check_cols='all'",
+    )
+    dbt_project.write_seed("src", "k1,k2,amount", ["a,1,10", "a,1,11", "b,1,30"])
+    dbt_project.dbt("seed")
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    assert "(k1=a, k2=1) appears 2 times" in str(failure.value)
+    assert "unique_key: k1, k2" in str(failure.value)
+    tables = [r.tableName for r in dbt_project.spark.sql(f"show tables in {dbt_project.schema}").collect()]
+    assert "snap" not in tables
