@@ -7,6 +7,7 @@ that session: dbt-spark's session method calls ``SparkSession.builder.getOrCreat
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ def dbt_project(
     spark: SparkSession, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[ScratchProject]:
     """A scratch copy of the project on a schema named after the test."""
-    schema = re.sub(r"[^a-z0-9_]", "_", request.node.name.lower())[:60]
-    spark.sql(f"drop schema if exists {schema} cascade")
+    # Named after the test, with a hash of its full id: parametrized cases never share one.
+    digest = hashlib.md5(request.node.nodeid.encode()).hexdigest()[:8]
+    schema = re.sub(r"[^a-z0-9_]", "_", request.node.name.lower())[:48] + "_" + digest
     yield ScratchProject(tmp_path / "project", schema, spark)

@@ -80,8 +80,7 @@ def test_timestamp_strategy(dbt_project: ScratchProject) -> None:
     write_snapshot(
         dbt_project,
         "snap",
-        "unique_key='id', strategy='timestamp', updated_at='updated_at', "
-        "hard_deletes='invalidate'",
+        "unique_key='id', strategy='timestamp', updated_at='updated_at', hard_deletes='invalidate'",
     )
     header = "id,amount,updated_at"
     run1 = day(dbt_project, header, ["1,10,2024-01-01 00:00:00", "2,20,2024-01-01 00:00:00"])
@@ -104,7 +103,9 @@ def test_timestamp_strategy(dbt_project: ScratchProject) -> None:
         ["1,11,2024-01-02 00:00:00", "2,21,2024-01-01 00:00:00", "3,30,2024-01-02 00:00:00"],
     )
     rows = history(dbt_project, "snap")
-    assert [(r["id"], r["amount"], str(r["dbt_valid_from"]), str(r["dbt_valid_to"])) for r in rows] == [
+    assert [
+        (r["id"], r["amount"], str(r["dbt_valid_from"]), str(r["dbt_valid_to"])) for r in rows
+    ] == [
         (1, 10, "2024-01-01 00:00:00", "2024-01-02 00:00:00"),
         (1, 11, "2024-01-02 00:00:00", "None"),
         (2, 20, "2024-01-01 00:00:00", "None"),
@@ -277,7 +278,7 @@ def test_dbt_valid_to_current_and_meta_column_names(dbt_project: ScratchProject)
         f"""
         select *, date_format(valid_to, 'yyyy-MM-dd') as valid_to_text,
             date_format(effective_end_ts, 'yyyy-MM-dd HH:mm:ss') as effective_end_text
-        from {dbt_project.table('snap')} order by id, valid_from
+        from {dbt_project.table("snap")} order by id, valid_from
         """
     ).collect()
     # Open versions carry dbt's own valid_to_current and our high-end effective end.
@@ -375,5 +376,7 @@ def test_duplicate_composite_keys_on_first_build_create_nothing(
         dbt_project.dbt("snapshot")
     assert "(k1=a, k2=1) appears 2 times" in str(failure.value)
     assert "unique_key: k1, k2" in str(failure.value)
-    tables = [r.tableName for r in dbt_project.spark.sql(f"show tables in {dbt_project.schema}").collect()]
+    tables = [
+        r.tableName for r in dbt_project.spark.sql(f"show tables in {dbt_project.schema}").collect()
+    ]
     assert "snap" not in tables

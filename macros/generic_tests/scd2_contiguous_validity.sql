@@ -1,0 +1,49 @@
+{% test scd2_contiguous_validity(model, unique_key=none, valid_to_current=none) %}
+    {#-
+        Fails for every version whose validity range is inverted, overlaps the key's next
+        version, or leaves a gap before it while the key exists. A key exists without a break
+        when the run that closed a version inserted the next one (an update); when the next
+        version comes from a later run, the key was deleted in between and a gap is expected.
+        Uses the effective range (never NULL), so open versions end at the high-end timestamp.
+    -#}
+    {%- set ctx = _scd2_test_context(model, unique_key, valid_to_current) %}
+    {%- set a = ctx.audit %}
+
+    with versions as (
+        select * from {{ model }}
+    ),
+
+    sequenced as (
+        select
+            {{ ctx.key_list }},
+            {{ ctx.columns.dbt_scd_id }} as scd_id,
+            {{ a.effective_start_ts }} as effective_start,
+            {{ a.effective_end_ts }} as effective_end,
+            {{ a.update_process_id }} as closed_by,
+            lead({{ a.effective_start_ts }}) over (
+                partition by {{ ctx.key_list }} order by {{ a.effective_start_ts }}
+            ) as next_effective_start,
+            lead({{ a.insert_process_id }}) over (
+                partition by {{ ctx.key_list }} order by {{ a.effective_start_ts }}
+            ) as next_inserted_by
+        from versions
+    ),
+
+    final as (
+        select
+            *,
+            case
+                when effective_end < effective_start then 'inverted range'
+                when next_effective_start < effective_end then 'overlaps next version'
+                when next_inserted_by = closed_by and next_effective_start > effective_end
+                    then 'gap before next version'
+            end as problem
+        from sequenced
+        where
+            effective_end < effective_start
+            or next_effective_start < effective_end
+            or (next_inserted_by = closed_by and next_effective_start > effective_end)
+    )
+
+    select * from final
+{% endtest %}

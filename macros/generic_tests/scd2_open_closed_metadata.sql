@@ -1,0 +1,35 @@
+{% test scd2_open_closed_metadata(model, unique_key=none, valid_to_current=none) %}
+    {#-
+        Fails for every open version that does not end at the high-end timestamp or carries
+        closing metadata, and every closed version that lacks the closing run's process id and
+        time or whose effective end is not dbt's valid_to.
+    -#}
+    {%- set ctx = _scd2_test_context(model, unique_key, valid_to_current) %}
+    {%- set a = ctx.audit %}
+
+    with versions as (
+        select * from {{ model }}
+    ),
+
+    final as (
+        select
+            *,
+            case when {{ ctx.is_open }} then 'open' else 'closed' end as version_state
+        from versions
+        where
+            case
+                when {{ ctx.is_open }} then
+                    {{ a.effective_end_ts }} is null
+                    or {{ a.effective_end_ts }} != {{ scd2_high_end_ts() }}
+                    or {{ a.update_process_id }} is not null
+                    or {{ a.update_ts }} is not null
+                else
+                    {{ a.update_process_id }} is null
+                    or {{ a.update_ts }} is null
+                    or {{ a.effective_end_ts }} is null
+                    or {{ a.effective_end_ts }} != {{ ctx.columns.dbt_valid_to }}
+            end
+    )
+
+    select * from final
+{% endtest %}

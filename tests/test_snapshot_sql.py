@@ -1,0 +1,111 @@
+"""The MERGE our override renders, for Iceberg and for Delta tables, and bad metadata config."""
+
+from __future__ import annotations
+
+import pytest
+
+from python_helpers.dbt_invoke import DbtStepError
+from python_helpers.scratch import ScratchProject
+from tests.snapshot_helpers import day, history, write_snapshot
+
+RENDER_MERGE = """
+{% macro render_merge(is_iceberg) %}
+    {% set target = api.Relation.create(schema=target.schema, identifier='snap', type='table') %}
+    {% set target = target.incorporate(is_iceberg=is_iceberg, is_delta=not is_iceberg) %}
+    {% set source = api.Relation.create(
+        schema=target.schema, identifier='snap__dbt_tmp', type='view') %}
+    {% set sql = snapshot_merge_sql(target=target, source=source, insert_cols=[]) %}
+    {% do log('MERGE>>>' ~ sql ~ '<<<MERGE', info=true) %}
+{% endmacro %}
+"""
+
+
+def _render_merge(project: ScratchProject, is_iceberg: bool) -> str:
+    project.write("macros/render_merge.sql", RENDER_MERGE)
+    args = "{is_iceberg: true}" if is_iceberg else "{is_iceberg: false}"
+    project.dbt("run-operation", "render_merge", "--args", args)
+    log = (project.root / "logs" / "dbt.log").read_text()
+    return log.rsplit("MERGE>>>", 1)[1].split("<<<MERGE", 1)[0].strip().rstrip(";")
+
+
+def _staging_view(project: ScratchProject, qualified: bool) -> str:
+    """A staging view with one 'update' row closing id 1, the way dbt's staging builds it."""
+    name = f"{project.schema}.snap__dbt_tmp" if qualified else "snap__dbt_tmp"
+    kind = "view" if qualified else "temporary view"
+    project.spark.sql(
+        f"""
+        create or replace {kind} {name} as
+        select 'update' as dbt_change_type, s.id, s.name, s.amount,
+            s.dbt_updated_at, s.dbt_valid_from,
+            timestamp '2030-01-01 00:00:00 UTC' as dbt_valid_to, s.dbt_scd_id,
+            cast(null as string) as audit_insert_process_id,
+            'closing-run' as audit_update_process_id,
+            cast(null as timestamp) as audit_insert_ts,
+            timestamp '2030-01-01 00:00:01 UTC' as audit_update_ts,
+            cast(null as timestamp) as effective_start_ts,
+            timestamp '2030-01-01 00:00:00 UTC' as effective_end_ts
+        from {project.table("snap")} as s where s.id = 1
+        """
+    )
+    return name
+
+
+@pytest.mark.parametrize("is_iceberg", [True, False], ids=["iceberg", "delta"])
+def test_merge_sql_runs_for_both_staging_forms(
+    dbt_project: ScratchProject, is_iceberg: bool
+) -> None:
+    """dbt-spark creates the staging view without schema for Iceberg, with it otherwise.
+
+    Delta cannot be installed here; the Delta form (schema-qualified view, same MERGE grammar,
+    Delta accepts `update set` of named columns and `insert *`) is executed against an Iceberg
+    table, which exercises the same Spark SQL.
+    """
+    write_snapshot(dbt_project, "snap", "unique_key='id', strategy='check', check_cols='all'")
+    day(dbt_project, "id,name,amount", ["1,a,10", "2,b,20"])
+    merge = _render_merge(dbt_project, is_iceberg)
+    view = f"{dbt_project.schema}.snap__dbt_tmp"
+    if is_iceberg:
+        assert "using snap__dbt_tmp as DBT_INTERNAL_SOURCE" in merge
+    else:
+        assert f"using {view} as DBT_INTERNAL_SOURCE" in merge
+    for column in ("audit_update_process_id", "audit_update_ts", "effective_end_ts"):
+        assert f"{column} = DBT_INTERNAL_SOURCE.{column}" in merge
+
+    _staging_view(dbt_project, qualified=not is_iceberg)
+    dbt_project.spark.sql(merge)
+    rows = history(dbt_project, "snap")
+    closed = next(r for r in rows if r["id"] == 1)
+    assert closed["audit_update_process_id"] == "closing-run"
+    assert str(closed["dbt_valid_to"]) == "2030-01-01 00:00:00"
+    assert closed["effective_end_ts"] == closed["dbt_valid_to"]
+    other = next(r for r in rows if r["id"] == 2)
+    assert other["audit_update_process_id"] is None and other["dbt_valid_to"] is None
+
+
+@pytest.mark.parametrize(
+    ("vars_yaml", "message"),
+    [
+        ("{scd2_high_end_ts: 'end of time'}", "var 'scd2_high_end_ts' must look like"),
+        (
+            "{scd2_audit_column_names: {insert_process_id: 'bad name'}}",
+            "'bad name' (role insert_process_id) is not a plain column name",
+        ),
+        (
+            "{scd2_audit_column_names: {insert_process_id: x, update_process_id: x}}",
+            "gives two roles the same column name",
+        ),
+        ("{scd2_audit_column_names: {inserted_by: x}}", "has unknown roles ['inserted_by']"),
+    ],
+)
+def test_bad_metadata_config_fails_clearly_and_writes_nothing(
+    dbt_project: ScratchProject, vars_yaml: str, message: str
+) -> None:
+    write_snapshot(dbt_project, "snap", "unique_key='id', strategy='check', check_cols='all'")
+    day(dbt_project, "id,name,amount", ["1,a,10"])
+    before = history(dbt_project, "snap")
+    dbt_project.write_seed("src", "id,name,amount", ["1,a,11"])
+    dbt_project.dbt("seed", "--full-refresh")
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot", "--vars", vars_yaml)
+    assert message in str(failure.value)
+    assert history(dbt_project, "snap") == before
