@@ -380,3 +380,50 @@ def test_duplicate_composite_keys_on_first_build_create_nothing(
         r.tableName for r in dbt_project.spark.sql(f"show tables in {dbt_project.schema}").collect()
     ]
     assert "snap" not in tables
+
+
+@pytest.mark.parametrize(
+    ("rows", "allow", "expect_blocked"),
+    [
+        ([], None, True),  # empty extract: every open version would be deleted
+        (["1,a,10"], None, True),  # truncated: 2 of 3 deleted (67% > 50%)
+        (["1,a,10", "2,b,20"], None, False),  # 1 of 3 deleted (33%): normal day
+        ([], "{scd2_max_delete_share: 1}", False),  # intended mass delete, allowed
+    ],
+)
+def test_mass_delete_guard(
+    dbt_project: ScratchProject, rows: list[str], allow: str | None, expect_blocked: bool
+) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
+    )
+    day(dbt_project, HEADER, DAY1)
+    before = history(dbt_project, "snap")
+    dbt_project.write_seed("src", HEADER, rows)
+    dbt_project.dbt("seed", "--full-refresh")
+    args = ["snapshot", *(["--vars", allow] if allow else [])]
+    if expect_blocked:
+        with pytest.raises(DbtStepError) as failure:
+            dbt_project.dbt(*args)
+        message = str(failure.value)
+        deleted = 3 - len(rows)
+        assert f"would close {deleted} of 3 open versions as deleted" in message
+        assert "scd2_max_delete_share" in message and "snapshot table is unchanged" in message
+        assert history(dbt_project, "snap") == before
+    else:
+        dbt_project.dbt(*args)
+        closed = [r for r in history(dbt_project, "snap") if r["dbt_valid_to"] is not None]
+        assert len(closed) == 3 - len(rows)
+
+
+def test_mass_delete_guard_rejects_bad_setting(dbt_project: ScratchProject) -> None:
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
+    )
+    day(dbt_project, HEADER, DAY1)
+    with pytest.raises(DbtStepError, match="must be a number from 0 to 1"):
+        dbt_project.dbt("snapshot", "--vars", "{scd2_max_delete_share: 'lots'}")

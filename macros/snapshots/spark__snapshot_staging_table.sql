@@ -2,7 +2,9 @@
     {#-
         dbt's default__snapshot_staging_table (dbt-adapters 1.x), with four changes and
         nothing else changed, so that dbt's change detection stays dbt's:
-        1. the source's keys are checked first (null or duplicate keys fail before the merge);
+        1. the source is checked first: null or duplicate keys, or a run that would close more
+           than var('scd2_max_delete_share') of the open versions as deleted, fail before
+           the merge;
         2. every branch carries the operational metadata columns (_scd2_audit_values):
            rows that insert a version carry its opening values, rows that close one
            ('update', 'delete') carry the closing values that spark__snapshot_merge_sql copies;
@@ -17,6 +19,7 @@
     {% set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() %}
     {% set audit = scd2_audit_column_names() %}
     {% do _scd2_assert_source_keys(strategy, source_sql) %}
+    {% do _scd2_assert_delete_share(strategy, source_sql, target_relation) %}
     {% set source_col_names = get_columns_in_query(source_sql) %}
     {% if strategy.hard_deletes == 'new_record' %}
         {% set new_scd_id = snapshot_hash_arguments([columns.dbt_scd_id, snapshot_get_time()]) %}

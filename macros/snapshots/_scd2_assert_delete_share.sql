@@ -1,0 +1,77 @@
+{% macro _scd2_assert_delete_share(strategy, source_sql, target_relation) -%}
+    {#-
+        Guard against an empty or truncated extract: with hard deletes on, a source that
+        arrives empty closes every open version as deleted, and the history is wrong from
+        then on. Stop before the merge when the run would close, as deleted, more than
+        var('scd2_max_delete_share') (default 0.5) of the open versions.
+        An intended mass delete passes with a higher share for that run, e.g.
+        --vars '{scd2_max_delete_share: 1}'.
+    -#}
+    {%- if not execute or strategy.hard_deletes not in ('invalidate', 'new_record') -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set raw = var('scd2_max_delete_share', 0.5) -%}
+    {%- set limit = raw | float(-1) -%}
+    {%- if (raw | string | trim) == '' or limit < 0 or limit > 1 -%}
+        {{ exceptions.raise_compiler_error(
+            "var 'scd2_max_delete_share' must be a number from 0 to 1 (the largest share of "
+            ~ "open versions one snapshot run may close as deleted), got '" ~ raw ~ "'.") }}
+    {%- endif -%}
+    {%- if limit >= 1 -%}{{ return(none) }}{%- endif -%}
+
+    {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
+    {%- set keys = strategy.unique_key if strategy.unique_key | is_list else [strategy.unique_key] -%}
+    {%- set is_open -%}
+        {%- if config.get('dbt_valid_to_current') -%}
+            ({{ columns.dbt_valid_to }} is null or {{ columns.dbt_valid_to }} = {{ config.get('dbt_valid_to_current') }})
+        {%- else -%}
+            {{ columns.dbt_valid_to }} is null
+        {%- endif -%}
+    {%- endset -%}
+    {%- set count_sql -%}
+        with open_versions as (
+            select
+                {%- for key in keys %}
+                {{ key }} as dbt_key_{{ loop.index }}{{ ',' if not loop.last }}
+                {%- endfor %}
+            from {{ target_relation }}
+            where {{ is_open }}
+            {%- if strategy.hard_deletes == 'new_record' %}
+                and {{ columns.dbt_is_deleted }} != 'True'
+            {%- endif %}
+        ),
+
+        source_keys as (
+            select
+                {%- for key in keys %}
+                {{ key }} as dbt_key_{{ loop.index }}{{ ',' if not loop.last }}
+                {%- endfor %}
+            from ({{ source_sql }}) as source_query
+        ),
+
+        deleted_versions as (
+            select open_versions.*
+            from open_versions
+            left anti join source_keys
+                on
+                {%- for key in keys %}
+                source_keys.dbt_key_{{ loop.index }} = open_versions.dbt_key_{{ loop.index }}{{ ' and' if not loop.last }}
+                {%- endfor %}
+        )
+
+        select
+            (select count(*) from open_versions) as open_versions,
+            (select count(*) from deleted_versions) as deleted_versions
+    {%- endset -%}
+    {%- set row = run_query(count_sql).rows[0] -%}
+    {%- set open_versions, deleted = row[0] | int, row[1] | int -%}
+    {%- if open_versions > 0 and deleted / open_versions > limit -%}
+        {{ exceptions.raise_compiler_error(
+            "Snapshot '" ~ model.name ~ "': this run would close " ~ deleted ~ " of "
+            ~ open_versions ~ " open versions as deleted (" ~ ((100 * deleted / open_versions) | round(1))
+            ~ "%), above the limit of " ~ ((100 * limit) | round(1)) ~ "% (var scd2_max_delete_share = "
+            ~ limit ~ "). Is the source extract empty or truncated? Nothing was written; the "
+            ~ "snapshot table is unchanged. If the deletes are intended, allow them for this run: "
+            ~ "dbt snapshot --vars '{scd2_max_delete_share: 1}'.") }}
+    {%- endif -%}
+{%- endmacro %}
