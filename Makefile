@@ -23,10 +23,13 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 demo: setup  ## run the main job: day-by-day pipeline on a fresh warehouse
-	$(BIN)/python -m python_helpers.demo $(DEMO_ARGS)
+	$(BIN)/python -m python_helpers.pipeline $(DEMO_ARGS)
 
 test: setup  ## run the test suite (real Spark, dbt and Iceberg)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: setup  ## benchmarks into BENCHMARKS.md (generator: 1M rows, CSV and Iceberg)
+	$(BIN)/python -m python_helpers.bench $(BENCH_ARGS)
 
 lint: setup  ## sqlfluff (sparksql, dbt templater) and ruff
 	$(BIN)/ruff check python_helpers tests

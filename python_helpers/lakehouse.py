@@ -132,6 +132,7 @@ def spark_conf(include_jars: bool = True) -> dict[str, str]:
         "spark.local.dir": str(lake / "tmp"),
         "spark.sql.shuffle.partitions": os.environ.get("LAKEHOUSE_SHUFFLE_PARTITIONS", "4"),
         "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
         "spark.sql.legacy.createHiveTableByDefault": "false",
     }
     if os.environ.get("LAKEHOUSE_PACKAGES"):

@@ -1,0 +1,450 @@
+"""The day-by-day pipeline: generate, dbt seed, dbt snapshot, dbt run, dbt test, per day.
+
+All dbt steps run in this process through dbt's programmatic runner, on the one Spark JVM
+this process starts. After the last day it prints, per snapshot and per run (process id), the
+versions inserted, updated, deleted and unchanged, and reconciles each against the
+generator's manifest, key by key. Exit status: 0 when every step passed and every
+reconciliation is OK, 1 on a failed dbt step or a MISMATCH, 2 on bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from python_helpers.dbt_invoke import DbtStep, DbtStepError, run_dbt
+from python_helpers.lakehouse import (
+    PROJECT_ROOT,
+    lakehouse_dir,
+    metastore_dir,
+    warehouse_dir,
+)
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from python_helpers.generator import GeneratorSpec
+    from python_helpers.reconcile import Executor, Reconciliation
+
+
+class PipelineError(RuntimeError):
+    """The pipeline cannot start (bad arguments, a server holding the metastore...)."""
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    no_init_recs: int = 10000
+    no_incr_recs: int = 10000
+    no_keys: int = 5
+    no_nonkeys: int = 10
+    pct_del: float = 0.2
+    pct_upd: float = 0.4
+    pct_unchanged: float = 0.4
+    days: int = 2
+    seed: int = 42
+    output_format: str = "csv"
+    schema: str = "scd2"
+    target: str = "local"
+    fresh: bool = True
+    project_dir: Path = PROJECT_ROOT
+    verbose: bool = False
+
+
+@dataclass
+class StepTimer:
+    """Prints each step as it starts and its duration when it ends."""
+
+    verbose: bool = False
+    total: float = 0.0
+
+    @contextmanager
+    def step(self, day: int, name: str) -> Iterator[None]:
+        label = f"  day {day}  {name:<16}"
+        if self.verbose:
+            print(f"{label} ...", flush=True)
+        else:
+            print(label, end="", flush=True)
+        started = time.perf_counter()
+        try:
+            yield
+        except BaseException:
+            print("  FAILED" if not self.verbose else f"{label} FAILED", flush=True)
+            raise
+        seconds = time.perf_counter() - started
+        self.total += seconds
+        print(f"{seconds:7.1f} s" if not self.verbose else f"{label} {seconds:7.1f} s", flush=True)
+
+
+def _check_no_server_on_lakehouse() -> None:
+    """The embedded Derby metastore admits one JVM: refuse while a Thrift server holds it."""
+    folder = lakehouse_dir() / "thrift"
+    if not folder.exists():
+        return
+    from python_helpers.thrift import ServerFiles, read_pid
+
+    for pid_file in folder.glob("thrift-*.pid"):
+        port = int(pid_file.stem.split("-", 1)[1])
+        pid = read_pid(ServerFiles(port))
+        if pid is not None:
+            raise PipelineError(
+                f"a Spark Thrift Server (pid {pid}, port {port}) holds this lakehouse's "
+                f"metastore ({lakehouse_dir()}). Stop it first (make thrift-stop "
+                f"SPARK_THRIFT_PORT={port}), or set LAKEHOUSE_DIR to another folder."
+            )
+
+
+def fresh_lakehouse() -> None:
+    """Remove the warehouse and the metastore (not the jars): a fresh start for the demo."""
+    for folder in (warehouse_dir(), metastore_dir()):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def drop_schema_tables(execute: Executor, schema: str) -> None:
+    """Empty ``schema`` where the metastore is in use (a live session, a Thrift server)."""
+    execute(f"create schema if not exists {schema}")
+    for row in execute(f"show tables in {schema}"):
+        if len(row) > 2 and row[2]:  # temporary views belong to no schema
+            continue
+        # purge: Iceberg through the session catalog leaves the files behind otherwise
+        execute(f"drop table if exists {schema}.{row[1]} purge")
+
+
+def build_spec(options: PipelineOptions) -> GeneratorSpec:
+    """The generator spec for the options; bad values raise PipelineError (exit 2)."""
+    from python_helpers.generator import GeneratorSpec, InvalidGeneratorArgument
+
+    try:
+        return GeneratorSpec(
+            no_init_recs=options.no_init_recs,
+            no_incr_recs=options.no_incr_recs,
+            no_keys=options.no_keys,
+            no_nonkeys=options.no_nonkeys,
+            pct_del=options.pct_del,
+            pct_upd=options.pct_upd,
+            pct_unchanged=options.pct_unchanged,
+            seed=options.seed,
+        )
+    except InvalidGeneratorArgument as exc:
+        raise PipelineError(str(exc)) from exc
+
+
+def _check_options(options: PipelineOptions) -> None:
+    if options.days < 1:
+        raise PipelineError(f"--days must be a whole number >= 1, got {options.days}")
+    if options.target not in ("local", "thrift"):
+        raise PipelineError(f"--target must be local or thrift, got {options.target!r}")
+    if options.target == "thrift" and options.output_format != "csv":
+        raise PipelineError(
+            "--format table needs the lakehouse's metastore in this process, which the Thrift "
+            "server holds: use --format csv with --target thrift (seeds load through the server)"
+        )
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", options.schema):
+        raise PipelineError(f"--schema must be a plain identifier, got {options.schema!r}")
+
+
+def _local_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
+    """The in-process lakehouse session; dbt's session target reuses it."""
+    from pyspark import SparkContext
+
+    from python_helpers.scratch import lakehouse_session
+
+    _check_no_server_on_lakehouse()
+    running = SparkContext._active_spark_context is not None
+    if options.fresh and not running:
+        fresh_lakehouse()
+    spark = lakehouse_session("scd2-lakehouse-pipeline")
+
+    def execute(sql: str) -> list[tuple]:
+        return [tuple(row) for row in spark.sql(sql).collect()]
+
+    if options.fresh and running:  # tests, notebooks: never delete a live metastore
+        drop_schema_tables(execute, options.schema)
+    execute(f"create schema if not exists {options.schema}")
+    return spark, execute
+
+
+def _thrift_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
+    """dbt and the reconciliation go through the Thrift server; Spark here only generates.
+
+    The generator's session must not touch the metastore the server holds, so it starts
+    without this venv's spark-defaults.conf (no Hive catalog, no Iceberg): it writes CSVs only.
+    """
+    from pyhive import hive
+    from pyspark.sql import SparkSession
+
+    host = os.environ.get("SPARK_THRIFT_HOST", "127.0.0.1")
+    port = int(os.environ.get("SPARK_THRIFT_PORT", "10000"))
+    try:
+        connection = hive.connect(
+            host=host, port=port, username=os.environ.get("SPARK_THRIFT_USER", "dbt")
+        )
+    except Exception as exc:
+        raise PipelineError(
+            f"no Spark Thrift Server answers at {host}:{port} ({exc.__class__.__name__}). "
+            "Start one with `make thrift-start`, or set SPARK_THRIFT_HOST/SPARK_THRIFT_PORT."
+        ) from exc
+
+    def execute(sql: str) -> list[tuple]:
+        cursor = connection.cursor()
+        try:
+            cursor.execute(sql)
+            return [tuple(row) for row in cursor.fetchall()] if cursor.description else []
+        finally:
+            cursor.close()
+
+    if options.fresh:
+        drop_schema_tables(execute, options.schema)
+    execute(f"create schema if not exists {options.schema}")
+    empty_conf = Path(tempfile.mkdtemp(prefix="generator-conf-"))
+    os.environ["SPARK_CONF_DIR"] = str(empty_conf)
+    spark = (
+        SparkSession.builder.appName("scd2-lakehouse-generator")
+        .master("local[2]")
+        .config("spark.sql.catalogImplementation", "in-memory")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark, execute
+
+
+def run(options: PipelineOptions) -> int:
+    """Run the pipeline, print its report; the process exit status."""
+    timer = StepTimer(verbose=options.verbose)
+    return 0 if report(run_days(options, timer), timer) else 1
+
+
+def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]:
+    """Every day's steps; one reconciliation per snapshot and day. Raises on a failed step."""
+    from python_helpers.generator import generate_day
+    from python_helpers.generator.output import write_seed_files, write_tables
+    from python_helpers.reconcile import audit_column_names, reconcile
+
+    _check_options(options)
+    spec = build_spec(options)  # validates before anything is touched
+    os.environ["DBT_SCHEMA"] = options.schema
+    dbt_flags = ["--target", options.target, "--vars", json.dumps({"cdc_no_keys": options.no_keys})]
+    quiet = [] if options.verbose else ["--quiet"]
+    keys = spec.key_columns
+    audit = audit_column_names()
+
+    where = (
+        lakehouse_dir()
+        if options.target == "local"
+        else f"Thrift server {os.environ.get('SPARK_THRIFT_HOST', '127.0.0.1')}:"
+        f"{os.environ.get('SPARK_THRIFT_PORT', '10000')}"
+    )
+    print(
+        f"Lakehouse: {where}  schema: {options.schema}  format: {options.output_format}  "
+        f"days: {options.days}  rows: {spec.no_init_recs}/{spec.no_incr_recs}  "
+        f"shares del/upd/unchanged: {spec.pct_del}/{spec.pct_upd}/{spec.pct_unchanged}"
+    )
+    with timer.step(0, "start spark"):
+        engine = _local_engine if options.target == "local" else _thrift_engine
+        spark, execute = engine(options)
+
+    def dbt(day: int, *args: str) -> DbtStep:
+        with timer.step(day, "dbt " + args[0]):
+            return run_dbt([*quiet, *args, *dbt_flags], project_dir=options.project_dir)
+
+    results = []
+    for day in range(1, options.days + 1):
+        with timer.step(day, "generate"):
+            data = generate_day(spark, spec, day)
+            if options.output_format == "csv":
+                write_seed_files(data, options.project_dir / "seeds" / "generated")
+            else:
+                write_tables(data, options.schema)
+        if options.output_format == "csv":
+            dbt(day, "seed", "--full-refresh")
+        snapshot = dbt(day, "snapshot")
+        dbt(day, "run")
+        dbt(day, "test")
+        with timer.step(day, "reconcile"):
+            for node in snapshot.result.results:
+                results.append(
+                    reconcile(
+                        execute,
+                        options.schema,
+                        node.node.name,
+                        day,
+                        snapshot.invocation_id,
+                        keys,
+                        audit,
+                    )
+                )
+
+    return results
+
+
+def report(results: list[Reconciliation], timer: StepTimer) -> bool:
+    """Print the per-run summary and the reconciliation; True when every row is OK."""
+    from python_helpers.reconcile import cdc_line
+
+    print(f"\nAll steps passed in {timer.total:.1f} s.\n")
+    print("Changes per snapshot and run (process id = the run's dbt invocation_id)")
+    for r in results:
+        print(f"  {r.snapshot:<24} day {r.day}  {r.run_id}  {cdc_line(r.observed)}")
+    print("\nReconciliation against the generator's manifest")
+    print(f"  {'snapshot':<24} {'day':>3}  {'change':<6} {'snapshot':>9} {'manifest':>9}  status")
+    ok = True
+    for r in results:
+        for code in ("U", "N", "I", "D"):
+            ok &= r.ok(code)
+            print(
+                f"  {r.snapshot:<24} {r.day:>3}  {code:<6} {r.observed.get(code, 0):>9} "
+                f"{r.expected.get(code, 0):>9}  {'OK' if r.ok(code) else 'MISMATCH'}"
+            )
+        ok &= r.keys_differing == 0
+        print(
+            f"  {r.snapshot:<24} {r.day:>3}  {'keys':<6} {r.keys_compared:>9} "
+            f"{r.keys_differing:>9}  {'OK' if r.keys_differing == 0 else 'MISMATCH'}"
+            "  (keys compared / keys whose change differs)"
+        )
+    print("\nResult:", "every reconciliation OK" if ok else "MISMATCH found")
+    return ok
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    defaults = PipelineOptions()
+    parser = argparse.ArgumentParser(
+        prog="python -m python_helpers.pipeline",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = parser.add_argument
+    add(
+        "--init-recs",
+        type=_positive_int,
+        default=defaults.no_init_recs,
+        help="rows on day 1 (the anchor's no_init_recs; default %(default)s)",
+    )
+    add(
+        "--incr-recs",
+        type=_positive_int,
+        default=defaults.no_incr_recs,
+        help="rows on each later day, survivors plus new keys (no_incr_recs; default %(default)s)",
+    )
+    add(
+        "--keys",
+        type=_positive_int,
+        default=defaults.no_keys,
+        help="key columns key_1..key_N, the snapshots' composite unique_key "
+        "(no_keys; default %(default)s)",
+    )
+    add(
+        "--nonkeys",
+        type=_positive_int,
+        default=defaults.no_nonkeys,
+        help="non-key columns col_1..col_M (no_nonkeys; default %(default)s)",
+    )
+    add(
+        "--pct-del",
+        type=float,
+        default=defaults.pct_del,
+        help="share of the previous day's keys deleted each day (default %(default)s)",
+    )
+    add(
+        "--pct-upd",
+        type=float,
+        default=defaults.pct_upd,
+        help="share of the previous day's keys updated each day (default %(default)s)",
+    )
+    add(
+        "--pct-unchanged",
+        type=float,
+        default=defaults.pct_unchanged,
+        help="share of the previous day's keys left unchanged (default %(default)s); the "
+        "three shares must sum to 1",
+    )
+    add(
+        "--days",
+        type=_positive_int,
+        default=defaults.days,
+        help="business days to run, day 1 included (default %(default)s)",
+    )
+    add(
+        "--seed",
+        type=int,
+        default=defaults.seed,
+        help="generator seed: same seed, same data (default %(default)s)",
+    )
+    add(
+        "--format",
+        dest="output_format",
+        choices=("csv", "table"),
+        default=defaults.output_format,
+        help="csv: dbt seeds in seeds/generated loaded by `dbt seed`; table: the generator "
+        "writes the source tables directly, for volumes dbt seed cannot load "
+        "(default %(default)s)",
+    )
+    add(
+        "--schema",
+        default=os.environ.get("DBT_SCHEMA", defaults.schema),
+        help="schema of the seeds, snapshots and models (default $DBT_SCHEMA or scd2)",
+    )
+    add(
+        "--target",
+        choices=("local", "thrift"),
+        default="local",
+        help="dbt target: local (in-process Spark, default) or thrift (a running Spark Thrift "
+        "Server at SPARK_THRIFT_HOST:SPARK_THRIFT_PORT, see make thrift-start)",
+    )
+    add(
+        "--keep-warehouse",
+        action="store_true",
+        help="keep the existing warehouse and metastore instead of starting fresh",
+    )
+    add("--verbose", action="store_true", help="show dbt's own output for every step")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    options = PipelineOptions(
+        no_init_recs=args.init_recs,
+        no_incr_recs=args.incr_recs,
+        no_keys=args.keys,
+        no_nonkeys=args.nonkeys,
+        pct_del=args.pct_del,
+        pct_upd=args.pct_upd,
+        pct_unchanged=args.pct_unchanged,
+        days=args.days,
+        seed=args.seed,
+        output_format=args.output_format,
+        schema=args.schema,
+        target=args.target,
+        fresh=not args.keep_warehouse,
+        verbose=args.verbose,
+    )
+    try:
+        return run(options)
+    except PipelineError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except DbtStepError as exc:
+        print(f"\nerror: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
