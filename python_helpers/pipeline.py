@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from python_helpers.reconcile import Executor, Reconciliation
 
 
+QUERY_VERBS = {"select", "with", "show", "describe", "desc"}
+
+
 class PipelineError(RuntimeError):
     """The pipeline cannot start (bad arguments, a server holding the metastore...)."""
 
@@ -181,7 +184,6 @@ def _thrift_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
     without this venv's spark-defaults.conf (no Hive catalog, no Iceberg): it writes CSVs only.
     """
     from pyhive import hive
-    from pyspark.sql import SparkSession
 
     host = os.environ.get("SPARK_THRIFT_HOST", "127.0.0.1")
     port = int(os.environ.get("SPARK_THRIFT_PORT", "10000"))
@@ -199,25 +201,48 @@ def _thrift_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
         cursor = connection.cursor()
         try:
             cursor.execute(sql)
-            return [tuple(row) for row in cursor.fetchall()] if cursor.description else []
+            # DDL has no result set, and PyHive's fetchall fails on it rather than return [].
+            returns_rows = sql.lstrip().split(None, 1)[0].lower() in QUERY_VERBS
+            return [tuple(row) for row in cursor.fetchall()] if returns_rows else []
         finally:
             cursor.close()
 
     if options.fresh:
         drop_schema_tables(execute, options.schema)
     execute(f"create schema if not exists {options.schema}")
-    empty_conf = Path(tempfile.mkdtemp(prefix="generator-conf-"))
-    os.environ["SPARK_CONF_DIR"] = str(empty_conf)
-    spark = (
-        SparkSession.builder.appName("scd2-lakehouse-generator")
-        .master("local[2]")
-        .config("spark.sql.catalogImplementation", "in-memory")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
+    spark = _generator_only_session()
     spark.sparkContext.setLogLevel("ERROR")
     return spark, execute
+
+
+def _generator_only_session() -> SparkSession:
+    """A Spark session for generating CSVs only: no Hive metastore, no Iceberg catalog.
+
+    Reuses the process's session when there is one (tests). Otherwise this venv's
+    spark-defaults.conf (which points at the lakehouse metastore) is hidden from the new JVM.
+    """
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    if SparkContext._active_spark_context is not None:
+        return SparkSession.builder.getOrCreate()
+    previous = os.environ.get("SPARK_CONF_DIR")
+    os.environ["SPARK_CONF_DIR"] = tempfile.mkdtemp(prefix="generator-conf-")
+    try:
+        return (
+            SparkSession.builder.appName("scd2-lakehouse-generator")
+            .master("local[2]")
+            .config("spark.sql.catalogImplementation", "in-memory")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.session.timeZone", "UTC")
+            .getOrCreate()
+        )
+    finally:
+        if previous is None:
+            os.environ.pop("SPARK_CONF_DIR", None)
+        else:
+            os.environ["SPARK_CONF_DIR"] = previous
 
 
 def run(options: PipelineOptions) -> int:

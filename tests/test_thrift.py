@@ -19,6 +19,7 @@ import pytest
 from pyhive import hive
 
 from python_helpers.lakehouse import PROJECT_ROOT
+from python_helpers.pipeline import PipelineOptions, StepTimer, run_days
 from python_helpers.scratch import ScratchProject
 from python_helpers.thrift import pid_alive, port_in_use
 
@@ -188,6 +189,40 @@ def test_dbt_snapshot_through_thrift(
         f"select count(*) from {project.table('thrift_snapshot')}.snapshots"
     )
     assert commits[0][0] >= 2, "one Iceberg snapshot per dbt snapshot run at least"
+
+
+def test_pipeline_through_thrift(
+    thrift_server: ThriftServer, spark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole day-1/day-2 pipeline with --target thrift: dbt and the reconciliation go
+    through the server; 200 keys, shares 0.2/0.4/0.4."""
+    monkeypatch.setenv("SPARK_THRIFT_PORT", str(thrift_server.port))
+    project = ScratchProject(
+        tmp_path / "project", "thrift_pipeline", spark, include=("models", "snapshots")
+    )
+    options = PipelineOptions(
+        no_init_recs=200,
+        no_incr_recs=200,
+        no_keys=2,
+        no_nonkeys=3,
+        days=2,
+        seed=3,
+        schema=project.schema,
+        target="thrift",
+        project_dir=project.root,
+    )
+    results = run_days(options, StepTimer())
+    assert len(results) == 4
+    for r in results:
+        assert r.all_ok, r
+        assert r.observed == ({"I": 200} if r.day == 1 else {"D": 40, "U": 80, "N": 80, "I": 40})
+    # The tables live in the server's warehouse, not in this process's lakehouse.
+    location = [
+        row
+        for row in thrift_server.query("describe table extended thrift_pipeline.cdc_check_snapshot")
+        if row[0] == "Location"
+    ]
+    assert str(thrift_server.lakehouse) in location[0][1]
 
 
 def test_stop_then_stop_again(thrift_server: ThriftServer) -> None:
