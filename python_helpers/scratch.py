@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import textwrap
+from collections.abc import Iterable
 from pathlib import Path
 
 from pyspark.sql import SparkSession
@@ -32,16 +33,22 @@ def lakehouse_session(app_name: str, master: str = "local[2]") -> SparkSession:
 
 
 class ScratchProject:
-    """A copy of this project's dbt configuration and macros in ``root``, on schema ``schema``."""
+    """A copy of this project's dbt configuration and macros in ``root``, on schema ``schema``.
 
-    def __init__(self, root: Path, schema: str, spark: SparkSession) -> None:
+    ``include`` names more project folders to copy as they are, e.g. ``("models", "snapshots")``
+    to run the project's own snapshots and models against the scratch schema.
+    """
+
+    def __init__(
+        self, root: Path, schema: str, spark: SparkSession, include: Iterable[str] = ()
+    ) -> None:
         self.root = root
         self.schema = schema
         self.spark = spark
         root.mkdir(parents=True, exist_ok=True)
         for name in PROJECT_FILES:
             shutil.copy(PROJECT_ROOT / name, root / name)
-        for name in PROJECT_DIRS:
+        for name in (*PROJECT_DIRS, *include):
             shutil.copytree(PROJECT_ROOT / name, root / name, dirs_exist_ok=True)
         for name in ("seeds", "snapshots", "models"):
             (root / name).mkdir(exist_ok=True)

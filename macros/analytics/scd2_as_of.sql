@@ -1,0 +1,26 @@
+{% macro scd2_as_of(relation, as_of, include_metadata=false, unique_key=none) -%}
+    {{ return(adapter.dispatch('scd2_as_of', 'scd2_lakehouse')(relation, as_of, include_metadata, unique_key)) }}
+{%- endmacro %}
+
+{% macro default__scd2_as_of(relation, as_of, include_metadata=false, unique_key=none) -%}
+    {#-
+        A select of the state of a snapshot as of a moment: the versions valid then, one row per
+        key that existed, with the key and data columns (metadata with include_metadata=true).
+        A version is valid at t when effective_start <= t < effective_end (the effective range
+        is never NULL: open versions end at the high-end timestamp).
+        as_of: a SQL timestamp expression (current_timestamp(), a column, ...) or a plain
+        'YYYY-MM-DD[ HH:MM:SS]' text, read as UTC.
+        The time axis is the snapshot's validity: processing time for the check strategy;
+        the source's updated_at for the timestamp strategy (hard deletes close at processing
+        time there too, as dbt does).
+    -#}
+    {%- set ctx = _scd2_history_context(relation, unique_key) -%}
+    {%- set moment = _scd2_timestamp_sql(as_of) -%}
+    {%- set selected = ctx.data_columns + (ctx.metadata_columns if include_metadata else []) %}
+    select
+        {{ selected | join(',\n        ') }}
+    from {{ relation }}
+    where
+        {{ ctx.audit.effective_start_ts }} <= {{ moment }}
+        and {{ moment }} < {{ ctx.audit.effective_end_ts }}
+{%- endmacro %}

@@ -1,0 +1,18 @@
+{% macro scd2_current(relation, include_metadata=false, unique_key=none) -%}
+    {{ return(adapter.dispatch('scd2_current', 'scd2_lakehouse')(relation, include_metadata, unique_key)) }}
+{%- endmacro %}
+
+{% macro default__scd2_current(relation, include_metadata=false, unique_key=none) -%}
+    {#-
+        A select of the current state of a snapshot: its open versions, one row per key, with
+        the key and data columns (the source row as last snapshotted); dbt's and our metadata
+        columns too with include_metadata=true. unique_key only for a relation that is not one
+        of this project's snapshots.
+    -#}
+    {%- set ctx = _scd2_history_context(relation, unique_key) -%}
+    {%- set selected = ctx.data_columns + (ctx.metadata_columns if include_metadata else []) %}
+    select
+        {{ selected | join(',\n        ') }}
+    from {{ relation }}
+    where {{ ctx.is_open }}
+{%- endmacro %}

@@ -1,0 +1,61 @@
+{% macro scd2_run_audit(change_feed) -%}
+    {{ return(adapter.dispatch('scd2_run_audit', 'scd2_lakehouse')(change_feed)) }}
+{%- endmacro %}
+
+{% macro default__scd2_run_audit(change_feed) -%}
+    {#-
+        A select of one row per snapshot and run (process id) from a change feed in the shape
+        of scd2_change_feed() (snapshot_name, _change_type, _process_id, _commit_timestamp):
+        when the run processed its changes, and how many versions it inserted, closed as
+        updates, closed as deletes, and left untouched (open before and after it).
+        versions_unchanged comes from a running total of open versions per snapshot, in run
+        order: open after run R = everything inserted up to R - everything closed up to R.
+        A run that changed nothing leaves no trace in a snapshot table, so it has no row here.
+    -#}
+    with scd2_audit_changes as (
+        select
+            snapshot_name,
+            _process_id,
+            _change_type,
+            _commit_timestamp
+        from {{ change_feed }}
+    ),
+
+    scd2_audit_runs as (
+        select
+            snapshot_name,
+            _process_id as process_id,
+            min(_commit_timestamp) as first_processed_ts,
+            max(_commit_timestamp) as last_processed_ts,
+            count_if(_change_type in ('insert', 'update_postimage')) as versions_inserted,
+            count_if(_change_type = 'insert') as keys_inserted,
+            count_if(_change_type = 'update_preimage') as versions_updated,
+            count_if(_change_type = 'delete') as versions_deleted
+        from scd2_audit_changes
+        group by snapshot_name, _process_id
+    ),
+
+    scd2_audit_totals as (
+        select
+            *,
+            sum(versions_inserted - versions_updated - versions_deleted) over (
+                partition by snapshot_name
+                order by first_processed_ts, process_id
+                rows between unbounded preceding and current row
+            ) as open_versions
+        from scd2_audit_runs
+    )
+
+    select
+        snapshot_name,
+        process_id,
+        first_processed_ts,
+        last_processed_ts,
+        versions_inserted,
+        keys_inserted,
+        versions_updated,
+        versions_deleted,
+        open_versions - versions_inserted as versions_unchanged,
+        open_versions
+    from scd2_audit_totals
+{%- endmacro %}
