@@ -1,0 +1,284 @@
+"""``python -m python_helpers.generate``: the anchor's arguments, reproducible, validated.
+
+Every argument is checked before Spark starts and before anything is written; a bad one exits
+with status 2 and a message naming it and the rule it breaks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+
+from python_helpers.generator.frames import DayData, generate_day
+from python_helpers.generator.output import (
+    CHANGES_FILE,
+    SOURCE_FILE,
+    check_output_dir,
+    check_schema_name,
+    write_day_folders,
+    write_seed_files,
+    write_tables,
+)
+from python_helpers.generator.session import DEFAULT_MASTER, generator_session
+from python_helpers.generator.spec import (
+    CHANGES_TABLE,
+    DEFAULT_BUSINESS_DATE,
+    DEFAULT_SEED,
+    SOURCE_TABLE,
+    GeneratorError,
+    GeneratorSpec,
+    InvalidGeneratorArgument,
+    check_day,
+)
+from python_helpers.lakehouse import PROJECT_ROOT
+
+PROG = "python -m python_helpers.generate"
+DEFAULT_SEEDS_DIR = Path("seeds") / "generated"
+EXIT_BAD_ARGUMENT = 2
+
+DESCRIPTION = f"""\
+Generate synthetic change data (CDC) for the SCD2 snapshots, reproducibly.
+
+Day 1 holds no_init_recs rows. Each later day starts from the previous day's N rows:
+round(pct_del*N) are deleted, round(pct_upd*N) updated (at least one non-key value changes),
+the rest unchanged, and new keys bring the day to no_incr_recs rows. Day d is recomputed from
+day 1 forward, so any day can be generated on its own; the same seed gives byte-identical files.
+
+Outputs (all replaced on each run):
+  default          {DEFAULT_SEEDS_DIR}/{SOURCE_TABLE}.csv, {CHANGES_TABLE}.csv and cdc_seeds.yml:
+                   day --day as dbt seeds
+  --format table   Iceberg tables <schema>.{SOURCE_TABLE} and <schema>.{CHANGES_TABLE}: day --day,
+                   for volumes dbt seed cannot load
+  initial_output incremental_output
+                   the anchor's layout: days 1 and 2, each a folder with {SOURCE_TABLE}.csv
+                   and {CHANGES_TABLE}.csv (its manifest)
+"""
+
+EPILOG = """\
+examples:
+  day 1, then day 2 into seeds/generated:
+    %(prog)s 10000 10000 5 10 0.2 0.4 0.4
+    %(prog)s 10000 10000 5 10 0.2 0.4 0.4 --day 2
+  the anchor's layout:
+    %(prog)s 10000 10000 5 10 0.2 0.4 0.4 data/day1 data/day2
+  a large day 3 as Iceberg tables:
+    %(prog)s 1000000 1000000 5 10 0.1 0.6 0.3 --format table --day 3
+  under spark-submit (any master):
+    .venv/bin/spark-submit --master local[2] python_helpers/generate.py 1000 1000 5 10 0.2 0.4 0.4
+
+exit status: 0 on success, 2 on a bad argument (nothing is written).
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("no_init_recs", type=int, help="rows of day 1 (at least 1)")
+    parser.add_argument(
+        "no_incr_recs",
+        type=int,
+        help="rows of every later day: the previous day's survivors (updated + unchanged) "
+        "plus new keys; at least the number of survivors",
+    )
+    parser.add_argument(
+        "no_keys", type=int, help="key columns key_1..key_K (UUID strings, at least 1)"
+    )
+    parser.add_argument(
+        "no_nonkeys", type=int, help="non-key columns col_1..col_M (doubles, at least 1)"
+    )
+    parser.add_argument(
+        "pct_del", type=float, help="share in [0, 1] of the previous day's rows deleted"
+    )
+    parser.add_argument(
+        "pct_upd", type=float, help="share in [0, 1] of the previous day's rows updated"
+    )
+    parser.add_argument(
+        "pct_unchanged",
+        type=float,
+        help="share in [0, 1] of the previous day's rows left unchanged; the three shares must "
+        "sum to 1",
+    )
+    parser.add_argument(
+        "initial_output",
+        nargs="?",
+        type=Path,
+        help="optional (with incremental_output): folder for day 1's CSV files, the anchor's "
+        "layout; replaces the seeds-dir/table output",
+    )
+    parser.add_argument(
+        "incremental_output",
+        nargs="?",
+        type=Path,
+        help="optional (with initial_output): folder for day 2's CSV files",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help="seed of every key and value: the same seed gives the same data (default: "
+        "%(default)s)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("csv", "table"),
+        default="csv",
+        help="csv: dbt seed files in --seeds-dir; table: Iceberg tables in --schema "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--day",
+        type=int,
+        default=None,
+        metavar="N",
+        help="day to generate, 1 = initial load (default: 1); not with the output folders, "
+        "which always hold days 1 and 2",
+    )
+    parser.add_argument(
+        "--business-date",
+        type=_iso_date,
+        default=DEFAULT_BUSINESS_DATE,
+        metavar="YYYY-MM-DD",
+        help="business date of day 1; day d is this date + d-1 days (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seeds-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=f"folder of the CSV seeds and their properties file (default: {DEFAULT_SEEDS_DIR} "
+        "in the project)",
+    )
+    parser.add_argument(
+        "--schema",
+        default=None,
+        help="schema of the tables with --format table (default: $DBT_SCHEMA, else scd2)",
+    )
+    parser.add_argument(
+        "--master",
+        default=None,
+        metavar="URL",
+        help=f"Spark master when the generator starts Spark (default: {DEFAULT_MASTER}, or the "
+        "master given to spark-submit); ignored when a session already runs in the process",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse, validate everything, then generate and write; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        spec = GeneratorSpec(
+            no_init_recs=args.no_init_recs,
+            no_incr_recs=args.no_incr_recs,
+            no_keys=args.no_keys,
+            no_nonkeys=args.no_nonkeys,
+            pct_del=args.pct_del,
+            pct_upd=args.pct_upd,
+            pct_unchanged=args.pct_unchanged,
+            seed=args.seed,
+            business_date=args.business_date,
+        )
+        _check_outputs(args)
+    except GeneratorError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_ARGUMENT
+
+    spark, started_here = generator_session(args.master)
+    try:
+        started = time.perf_counter()
+        if args.initial_output is not None:
+            days = [generate_day(spark, spec, 1), generate_day(spark, spec, 2)]
+            written = [
+                str(p)
+                for p in write_day_folders(*days, args.initial_output, args.incremental_output)
+            ]
+        else:
+            days = [generate_day(spark, spec, args.day or 1)]
+            if args.format == "table":
+                written = write_tables(days[0], _schema(args))
+            else:
+                written = [str(p) for p in write_seed_files(days[0], _seeds_dir(args))]
+        for data in days:
+            print(_summary(data))
+        print(f"wrote {', '.join(written)} in {time.perf_counter() - started:.1f} s")
+    finally:
+        if started_here:
+            spark.stop()
+    return 0
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Output rules, checked before generating: mode combinations, paths, schema name."""
+    if args.day is not None:
+        try:
+            check_day(args.day)
+        except InvalidGeneratorArgument as exc:
+            raise InvalidGeneratorArgument("--day", exc.rule) from None
+    if args.initial_output is not None:
+        if args.incremental_output is None:
+            raise InvalidGeneratorArgument(
+                "incremental_output", "required when initial_output is given"
+            )
+        if args.initial_output.resolve() == args.incremental_output.resolve():
+            raise InvalidGeneratorArgument(
+                "incremental_output", "must differ from initial_output (day 2 would replace day 1)"
+            )
+        for option, given in (
+            ("--day", args.day is not None),
+            ("--format table", args.format == "table"),
+            ("--seeds-dir", args.seeds_dir is not None),
+            ("--schema", args.schema is not None),
+        ):
+            if given:
+                raise InvalidGeneratorArgument(
+                    option,
+                    "not allowed with initial_output/incremental_output (always days 1 "
+                    "and 2 as CSV folders)",
+                )
+        for folder, argument in (
+            (args.initial_output, "initial_output"),
+            (args.incremental_output, "incremental_output"),
+        ):
+            check_output_dir(folder, argument, (SOURCE_FILE, CHANGES_FILE))
+    elif args.format == "table":
+        if args.seeds_dir is not None:
+            raise InvalidGeneratorArgument("--seeds-dir", "only with --format csv")
+        check_schema_name(_schema(args))
+    else:
+        if args.schema is not None:
+            raise InvalidGeneratorArgument("--schema", "only with --format table")
+        check_output_dir(_seeds_dir(args), "--seeds-dir")
+
+
+def _seeds_dir(args: argparse.Namespace) -> Path:
+    return args.seeds_dir if args.seeds_dir is not None else PROJECT_ROOT / DEFAULT_SEEDS_DIR
+
+
+def _schema(args: argparse.Namespace) -> str:
+    return args.schema if args.schema is not None else os.environ.get("DBT_SCHEMA") or "scd2"
+
+
+def _iso_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date YYYY-MM-DD: {text!r}") from None
+
+
+def _summary(data: DayData) -> str:
+    plan = data.plan
+    head = f"day {plan.day} ({plan.business_date.isoformat()}): {plan.rows:,} rows"
+    if plan.day == 1:
+        return f"{head}, all inserted"
+    counts = ", ".join(f"{n:,} {change}" for change, n in plan.counts().items())
+    return f"{head}; against day {plan.day - 1}: {counts}"

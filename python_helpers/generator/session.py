@@ -1,0 +1,40 @@
+"""The generator's SparkSession: reuse the process's session, else start one on the lakehouse."""
+
+from __future__ import annotations
+
+import os
+
+from pyspark import SparkContext
+from pyspark.sql import SparkSession
+
+from python_helpers.lakehouse import prepare_dirs, spark_conf
+
+APP_NAME = "scd2-generate"
+DEFAULT_MASTER = "local[2]"
+
+
+def generator_session(master: str | None = None) -> tuple[SparkSession, bool]:
+    """``(session, started_here)``.
+
+    A session already running in this process (the pipeline, the tests) is reused as it is, so
+    that the generator writes into the same lakehouse and no second JVM competes for the Derby
+    metastore. Otherwise a session is started with the lakehouse configuration (Iceberg catalog,
+    warehouse, metastore). Under spark-submit (pyspark then connects to spark-submit's JVM, which
+    sets ``PYSPARK_GATEWAY_PORT``) the master given to spark-submit is kept unless ``master`` is
+    given; elsewhere ``master`` defaults to ``local[2]``.
+    """
+    if SparkContext._active_spark_context is not None:
+        return SparkSession.builder.getOrCreate(), False
+    prepare_dirs()
+    builder = SparkSession.builder.appName(APP_NAME)
+    if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        master = DEFAULT_MASTER
+    if master is not None:
+        builder = builder.master(master)
+    for key, value in spark_conf().items():
+        builder = builder.config(key, value)
+    # Progress bars would garble the summary the command line prints.
+    builder = builder.config("spark.ui.showConsoleProgress", "false")
+    session = builder.enableHiveSupport().getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session, True
