@@ -110,6 +110,24 @@ def generator_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: 
 register(Benchmark("generator", "Change-data generator throughput", generator_benchmark))
 
 
+# --- the snapshots -------------------------------------------------------------------------
+
+
+def _snapshot_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
+    from python_helpers.bench_snapshot import snapshot_benchmark
+
+    return snapshot_benchmark(spark, args, scratch)
+
+
+register(
+    Benchmark(
+        "snapshot",
+        "Day-2 snapshot time: operational metadata vs stock dbt-spark vs CTAS",
+        _snapshot_benchmark,
+    )
+)
+
+
 # --- the document --------------------------------------------------------------------------
 
 
@@ -161,6 +179,12 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=1_000_000,
         help="generator: rows per day (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--snapshot-sizes",
+        type=lambda text: [int(x) for x in text.split(",")],
+        default=None,
+        help="snapshot: comma-separated source sizes (default: 10000,100000,1000000)",
     )
     parser.add_argument(
         "--output",
