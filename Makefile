@@ -26,7 +26,7 @@ demo: setup  ## run the main job: day-by-day pipeline on a fresh warehouse
 	$(BIN)/python -m python_helpers.pipeline $(DEMO_ARGS)
 
 test: setup  ## run the test suite (real Spark, dbt and Iceberg)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(or $(PYTEST_ARGS),-n 2 --dist loadfile)
 
 bench: setup  ## benchmarks into BENCHMARKS.md (generator 1M rows; day-2 snapshot at 10k/100k/1M vs stock and CTAS)
 	$(BIN)/python -m python_helpers.bench $(BENCH_ARGS)
