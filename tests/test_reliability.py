@@ -8,7 +8,8 @@ dbt_valid_from/to, the operational metadata) before and after, and counts Iceber
 2. a day's run repeated changes nothing (no duplicate versions);
 3. a merge that fails mid-way, or a run killed (SIGKILL) during its merge (subprocesses on
    their own lakehouse: slow), leaves the table as it was; the next run completes the day
-   (but records the dead run's process id: known bug, STALE_VIEW_BUG, xfail);
+   and records its own process id (the dead run's staging view, left behind, is not reused:
+   each run names its own, see macros/snapshots/spark_build_snapshot_staging_table.sql);
 4. the mass-delete guard stops an empty or truncated extract on a larger table; an intended mass
    delete passes with ``scd2_max_delete_share: 1``;
 5. null or duplicate parts of a composite key fail clearly, the table unchanged;
@@ -261,15 +262,14 @@ def test_day_run_twice_creates_no_duplicates(
 
 # --- 3. a run that dies during its merge -------------------------------------------------
 
-STALE_VIEW_BUG = (
-    "known bug: a snapshot run that dies after creating its staging view (merge failed, process "
-    "killed) leaves the persistent view default.<snapshot>__dbt_tmp behind (dbt-spark's "
-    "spark_build_snapshot_staging_table, Iceberg form: unqualified name, current database); "
-    "the next run's `create or replace view` of that Iceberg view keeps the old SQL text in the "
-    "metastore (apache/iceberg#15490, worked around for models only in "
-    "macros/adapters/spark__view_materialization.sql), so its merge applies the dead run's "
-    "staging query and records the dead run's invocation_id as process id"
-)
+# Regression guard: dbt-spark's staging view was default.<snapshot>__dbt_tmp, left behind by a
+# run that died in its merge; the next run's `create or replace view` kept the old text
+# (apache/iceberg#15490), so it merged the dead run's staging query and recorded the dead
+# run's invocation_id. Each run now names its own staging view.
+
+
+def _staging_view(name: str, run_id: str) -> str:
+    return f"default.{name}__dbt_tmp_{run_id.replace('-', '')}"
 
 
 @dataclass(frozen=True)
@@ -295,7 +295,7 @@ def failed_merge(
     project = ScratchProject(
         tmp_path_factory.mktemp("failed_merge"), "reliability_failed_merge", spark
     )
-    name = "snap_failed_merge"  # the staging view is default.<name>__dbt_tmp: keep it unique
+    name = "snap_failed_merge"
     project.write(
         f"snapshots/{name}.sql",
         f"""
@@ -319,7 +319,7 @@ def failed_merge(
         with pytest.raises(DbtStepError) as failure:
             project.dbt("snapshot")
         failed_run = get_invocation_id()
-        staging_view_left = spark.catalog.tableExists(f"default.{name}__dbt_tmp")
+        staging_view_left = spark.catalog.tableExists(_staging_view(name, failed_run))
         after_failure = all_rows(project, name)
         commits_after_failure = iceberg_commits(project, name)
         # The extract fixed: day 2 as it should have been.
@@ -338,7 +338,9 @@ def failed_merge(
             history(project, name),
         )
     finally:
-        spark.sql(f"drop view if exists default.{name}__dbt_tmp")
+        for view in spark.sql("show views in default").collect():
+            if view.viewName.startswith(f"{name}__dbt_tmp"):
+                spark.sql(f"drop view if exists default.{view.viewName}")
 
 
 def test_failed_merge_leaves_table_unchanged(failed_merge: FailedMerge) -> None:
@@ -369,7 +371,6 @@ def test_run_after_failed_merge_has_the_right_versions(failed_merge: FailedMerge
     assert_one_open_version_per_key(rows)
 
 
-@pytest.mark.xfail(strict=True, reason=STALE_VIEW_BUG)
 def test_run_after_failed_merge_records_its_own_process_id(failed_merge: FailedMerge) -> None:
     rows = failed_merge.after_rerun
     run1, rerun = failed_merge.run1.invocation_id, failed_merge.rerun.invocation_id
@@ -520,7 +521,6 @@ def test_run_after_killed_merge_completes_the_day(killed_run: KilledRun) -> None
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=STALE_VIEW_BUG)
 def test_run_after_killed_merge_records_its_own_process_id(killed_run: KilledRun) -> None:
     expected = driver.expected_changes(KILL_ROWS)
     counts = killed_run.verify["counts"]
@@ -676,13 +676,10 @@ def thrift_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 THRIFT_ROWS = 10_000
-# How the losing run of two concurrent ones may fail, cleanly (nothing written by it): an
-# Iceberg commit conflict, or a collision on dbt-spark's shared staging view
-# `default.<snapshot>__dbt_tmp` (created by both, dropped by the winner).
+# How the losing run of two concurrent ones may fail, cleanly (nothing written by it): each
+# run stages in its own view, so the runs meet only at Iceberg's optimistic commit.
 CLEAN_FAILURES = {
     "Iceberg commit conflict": ("ValidationException", "CommitFailedException", "conflicting"),
-    "staging view created by the other run": ("snap__dbt_tmp already exists",),
-    "staging view dropped by the other run": ("TABLE_OR_VIEW_NOT_FOUND",),
 }
 
 
@@ -803,9 +800,7 @@ def test_two_concurrent_snapshot_runs_through_thrift(
         """
     )
     assert mismatch == (0,), "open versions differ from day 2's source"
-    # Every day-2 change comes from one staging query of one run. Which run's process id it
-    # carries is not asserted: with the shared staging view (STALE_VIEW_BUG), a run can merge
-    # the other run's staging query; see test_run_after_failed_merge_records_its_own_process_id.
+    # Every day-2 change comes from one staging query of one run: the run that committed.
     writers = server.query(
         f"select distinct audit_update_process_id from {table} "
         f"where audit_update_process_id is not null union "
