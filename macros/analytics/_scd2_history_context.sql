@@ -15,25 +15,16 @@
         before the first snapshot), the columns documented in the snapshot's YAML stand in, so
         that the SQL still compiles to its real shape.
     -#}
-    {%- set columns = get_snapshot_table_column_names() -%}
+    {%- set snapshot = _scd2_snapshot_config(relation) -%}
+    {%- set columns = snapshot.columns -%}
     {%- set audit = scd2_audit_column_names() -%}
-    {%- set found = {'unique_key': unique_key, 'valid_to_current': none, 'documented': []} -%}
+    {%- set found = {
+        'unique_key': unique_key if unique_key is not none else snapshot.unique_key,
+        'valid_to_current': snapshot.valid_to_current,
+        'documented': snapshot.documented,
+    } -%}
     {%- set table_columns = [] -%}
     {%- if execute -%}
-        {%- for node in graph.nodes.values() if node.resource_type == 'snapshot'
-                and node.schema == relation.schema
-                and (node.alias or node.name) == relation.identifier -%}
-            {%- if found.unique_key is none -%}
-                {%- do found.update({'unique_key': node.config.unique_key}) -%}
-            {%- endif -%}
-            {%- do found.update({
-                'valid_to_current': node.config.get('dbt_valid_to_current'),
-                'documented': node.columns.keys() | map('lower') | list,
-            }) -%}
-            {%- for role, name in (node.config.get('snapshot_meta_column_names') or {}).items() if name -%}
-                {%- do columns.update({role: name}) -%}
-            {%- endfor -%}
-        {%- endfor -%}
         {%- if found.unique_key is none -%}
             {{ exceptions.raise_compiler_error(
                 "scd2 analytics on " ~ relation ~ ": no snapshot of that name in this project, "

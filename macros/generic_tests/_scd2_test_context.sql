@@ -7,26 +7,16 @@
         arguments and cannot drift from the snapshot. Applied to anything else (a copy, a
         source), pass unique_key (and valid_to_current if used).
     -#}
-    {%- set columns = get_snapshot_table_column_names() -%}
-    {%- set found = {'unique_key': unique_key, 'valid_to_current': valid_to_current} -%}
-    {%- if execute -%}
-        {%- for node in graph.nodes.values() if node.resource_type == 'snapshot'
-                and node.schema == model.schema and (node.alias or node.name) == model.identifier -%}
-            {%- if found.unique_key is none -%}
-                {%- do found.update({'unique_key': node.config.unique_key}) -%}
-            {%- endif -%}
-            {%- if found.valid_to_current is none -%}
-                {%- do found.update({'valid_to_current': node.config.get('dbt_valid_to_current')}) -%}
-            {%- endif -%}
-            {%- for role, name in (node.config.get('snapshot_meta_column_names') or {}).items() if name -%}
-                {%- do columns.update({role: name}) -%}
-            {%- endfor -%}
-        {%- endfor -%}
-        {%- if found.unique_key is none -%}
-            {{ exceptions.raise_compiler_error(
-                "scd2 generic test on " ~ model ~ ": no unique_key given and no snapshot found "
-                ~ "for this relation. Pass `unique_key: [col, ...]` in the test's arguments.") }}
-        {%- endif -%}
+    {%- set snapshot = _scd2_snapshot_config(model) -%}
+    {%- set columns = snapshot.columns -%}
+    {%- set found = {
+        'unique_key': unique_key if unique_key is not none else snapshot.unique_key,
+        'valid_to_current': valid_to_current if valid_to_current is not none else snapshot.valid_to_current,
+    } -%}
+    {%- if execute and found.unique_key is none -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2 generic test on " ~ model ~ ": no unique_key given and no snapshot found "
+            ~ "for this relation. Pass `unique_key: [col, ...]` in the test's arguments.") }}
     {%- endif -%}
     {%- set keys = found.unique_key if found.unique_key | is_list else [found.unique_key] -%}
     {%- set open_sql -%}
