@@ -21,10 +21,15 @@ PROJECT_FILES = ("dbt_project.yml", "profiles.yml")
 PROJECT_DIRS = ("macros",)
 
 
-def lakehouse_session(app_name: str, master: str = "local[2]") -> SparkSession:
-    """The in-process SparkSession on the lakehouse; dbt's session target reuses it."""
+def lakehouse_session(app_name: str, master: str | None = "local[2]") -> SparkSession:
+    """The in-process SparkSession on the lakehouse; dbt's session target reuses it.
+
+    ``master=None`` keeps the master chosen outside (spark-submit's ``--master``).
+    """
     prepare_dirs()
-    builder = SparkSession.builder.appName(app_name).master(master)
+    builder = SparkSession.builder.appName(app_name)
+    if master is not None:
+        builder = builder.master(master)
     for key, value in spark_conf().items():
         builder = builder.config(key, value)
     session = builder.enableHiveSupport().getOrCreate()

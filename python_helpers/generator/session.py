@@ -7,7 +7,7 @@ import os
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
-from python_helpers.lakehouse import prepare_dirs, spark_conf
+from python_helpers.scratch import lakehouse_session
 
 APP_NAME = "scd2-generate"
 DEFAULT_MASTER = "local[2]"
@@ -25,16 +25,6 @@ def generator_session(master: str | None = None) -> tuple[SparkSession, bool]:
     """
     if SparkContext._active_spark_context is not None:
         return SparkSession.builder.getOrCreate(), False
-    prepare_dirs()
-    builder = SparkSession.builder.appName(APP_NAME)
     if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
         master = DEFAULT_MASTER
-    if master is not None:
-        builder = builder.master(master)
-    for key, value in spark_conf().items():
-        builder = builder.config(key, value)
-    # Progress bars would garble the summary the command line prints.
-    builder = builder.config("spark.ui.showConsoleProgress", "false")
-    session = builder.enableHiveSupport().getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    return session, True
+    return lakehouse_session(APP_NAME, master), True
