@@ -128,6 +128,24 @@ register(
 )
 
 
+# --- the seeds ------------------------------------------------------------------------------
+
+
+def _seed_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
+    from python_helpers.bench_seed import seed_benchmark
+
+    return seed_benchmark(spark, args, scratch)
+
+
+register(
+    Benchmark(
+        "seed",
+        "dbt seed of a generated day vs a plain Spark CSV read and Iceberg write",
+        _seed_benchmark,
+    )
+)
+
+
 # --- the document --------------------------------------------------------------------------
 
 
@@ -166,6 +184,17 @@ def write_section(path: Path, name: str, section: str) -> None:
     tmp.replace(path)
 
 
+def _sizes(text: str) -> list[int]:
+    """``10000,100000`` -> ``[10000, 100000]`` (argparse type of the ``--*-sizes`` options)."""
+    try:
+        sizes = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"comma-separated row counts expected, got {text!r}")
+    if any(size < 1 for size in sizes):
+        raise argparse.ArgumentTypeError(f"row counts must be at least 1, got {text!r}")
+    return sizes
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m python_helpers.bench", description=__doc__)
     parser.add_argument(
@@ -182,9 +211,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--snapshot-sizes",
-        type=lambda text: [int(x) for x in text.split(",")],
+        type=_sizes,
         default=None,
         help="snapshot: comma-separated source sizes (default: 10000,100000,1000000)",
+    )
+    parser.add_argument(
+        "--seed-sizes",
+        type=_sizes,
+        default=None,
+        help="seed: comma-separated source sizes (default: 10000,1000000)",
     )
     parser.add_argument(
         "--output",

@@ -1,7 +1,7 @@
 """Day-2 snapshot time: our snapshot vs stock dbt-spark vs a plain CTAS copy, same data.
 
-For each size, the generator writes day 1 and then day 2 straight to Iceberg tables (``dbt
-seed`` cannot load such volumes in reasonable time). Two scratch copies of the project
+For each size, the generator writes day 1 and then day 2 straight to Iceberg tables (the
+snapshot's time is measured, not the load's). Two scratch copies of the project
 snapshot the same source with the same config (one key over the five key columns, check
 strategy over all columns, hard deletes invalidated): one with this project's snapshot
 overrides (the operational metadata), one without them (stock dbt-spark, keeping only the

@@ -127,6 +127,11 @@ def spark_conf(include_jars: bool = True) -> dict[str, str]:
         "spark.hadoop.hive.metastore.schema.verification": "false",
         # Embedded Derby has no HIVE_LOCKS table: Iceberg's Hive lock fails on commit.
         "spark.hadoop.iceberg.engine.hive.lock-enabled": "false",
+        # Iceberg copies each new schema into the metastore's column list, which Hive refuses
+        # when a column changes to an incompatible type in the same position (a seed re-created
+        # with new columns). The table's real schema is Iceberg's own; Hive's copy is
+        # informational, and its refusal failed the commit with CommitStateUnknownException.
+        "spark.hadoop.hive.metastore.disallow.incompatible.col.type.changes": "false",
         "spark.sql.session.timeZone": "UTC",
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={lake} -Duser.timezone=UTC",
         "spark.local.dir": str(lake / "tmp"),

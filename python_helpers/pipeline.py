@@ -419,7 +419,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("csv", "table"),
         default=defaults.output_format,
         help="csv: dbt seeds in seeds/generated loaded by `dbt seed`; table: the generator "
-        "writes the source tables directly, for volumes dbt seed cannot load "
+        "writes the source tables directly, skipping the CSV files and `dbt seed` "
         "(default %(default)s)",
     )
     add(

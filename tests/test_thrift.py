@@ -22,6 +22,13 @@ from python_helpers.lakehouse import PROJECT_ROOT
 from python_helpers.pipeline import PipelineOptions, StepTimer, run_days
 from python_helpers.scratch import ScratchProject
 from python_helpers.thrift import pid_alive, port_in_use
+from tests.seed_cases import (
+    AWKWARD_COLUMN_TYPES,
+    AWKWARD_HEADER,
+    awkward_rows,
+    seed_properties,
+    write_csv,
+)
 
 START_TIMEOUT = 240  # seconds; two CPU cores shared with other Spark runs
 
@@ -223,6 +230,45 @@ def test_pipeline_through_thrift(
         if row[0] == "Location"
     ]
     assert str(thrift_server.lakehouse) in location[0][1]
+
+
+@pytest.mark.parametrize("method", ["spark_csv", "sql_inserts"])
+def test_seed_through_thrift(
+    thrift_server: ThriftServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    """The awkward seed through the server: its Spark reads the file (same machine), or dbt
+    sends the rows; either way the same values come back, and a failing reload keeps them."""
+    monkeypatch.setenv("SPARK_THRIFT_PORT", str(thrift_server.port))
+    project = ScratchProject(tmp_path / "project", f"thrift_seed_{method}", spark=None)  # type: ignore[arg-type]
+    cells, expected = awkward_rows()
+    write_csv(project.root / "seeds" / "awkward.csv", AWKWARD_HEADER, cells)
+    project.write(
+        "seeds/awkward.yml",
+        seed_properties("awkward", AWKWARD_COLUMN_TYPES, seed_load_method=method),
+    )
+    project.dbt("seed", "--target", "thrift")
+    table = project.table("awkward")
+    select = (
+        "select id, name, amount, cast(changed_at as string), cast(business_date as string) "
+        f"from {table} order by id"
+    )
+
+    def as_strings(value: object) -> object:
+        return None if value is None else str(value)
+
+    want = [(i, name, amount, as_strings(ts), as_strings(d)) for i, name, amount, ts, d in expected]
+    assert thrift_server.query(select) == want
+    commits = thrift_server.query(f"select count(*) from {table}.snapshots")
+
+    write_csv(
+        project.root / "seeds" / "awkward.csv",
+        AWKWARD_HEADER,
+        [*cells, ["99", "x", "NaN?", "", ""]],
+    )
+    failed = project.dbt("seed", "--target", "thrift", check=False)
+    assert "value 'NaN?' is not a valid double" in failed.result.results[0].message
+    assert thrift_server.query(select) == want
+    assert thrift_server.query(f"select count(*) from {table}.snapshots") == commits
 
 
 def test_stop_then_stop_again(thrift_server: ThriftServer) -> None:

@@ -53,7 +53,7 @@ Outputs (all replaced on each run):
   default          {DEFAULT_SEEDS_DIR}/{SOURCE_TABLE}.csv, {CHANGES_TABLE}.csv and cdc_seeds.yml:
                    day --day as dbt seeds
   --format table   Iceberg tables <schema>.{SOURCE_TABLE} and <schema>.{CHANGES_TABLE}: day --day,
-                   for volumes dbt seed cannot load
+                   skipping the CSV files and dbt seed (the largest volumes)
   initial_output incremental_output
                    the anchor's layout: days 1 and 2, each a folder with {SOURCE_TABLE}.csv
                    and {CHANGES_TABLE}.csv (its manifest)

@@ -100,7 +100,7 @@ def write_day_folders(
 
 def write_tables(data: DayData, schema: str) -> list[str]:
     """Replace Iceberg tables ``<schema>.cdc_source`` and ``<schema>.cdc_changes`` with the day
-    (for volumes that ``dbt seed``'s row-by-row inserts cannot load)."""
+    (skipping the CSV files and ``dbt seed``, for the largest volumes)."""
     check_schema_name(schema)
     spark = data.source.sparkSession
     spark.sql(f"create schema if not exists {schema}")

@@ -1,0 +1,44 @@
+{% macro _scd2_seed_select(model, relation, columns, types, inferred) -%}
+    {#-
+        The seed's rows with their types, from `relation`, where every column is text.
+        Each column: NULL by dbt's rule (`_scd2_seed_null_sql`), else the text cast to its type
+        with Spark's `cast`, as dbt-spark's `cast(<value> as <type>)` does, so a loaded value is
+        the one stock dbt would load. Where stock dbt loads a NULL without a word (Spark's cast
+        of a malformed value, e.g. 'abc' as double), the load fails instead, naming the seed,
+        its file, the column, the value and the row (by its first column), before anything is
+        written. Columns in `inferred` (no `column_types` entry) are stripped first, as agate
+        does; their integers go through double as dbt's Python float binding does, unless they
+        are plain integers, which are cast exactly.
+    -#}
+    {%- set first = adapter.quote(columns[0]) -%}
+    select
+        {%- for name in columns %}
+        {%- set cell = adapter.quote(name) %}
+        {%- set type = types[name] | string | trim %}
+        {%- set value = _scd2_seed_trim_sql(cell) if name in inferred else cell %}
+        {%- if type | lower == 'string' %}
+        case when {{ _scd2_seed_null_sql(cell) }} then null else {{ cell }} end as {{ cell }}
+        {%- else %}
+        {%- set where = "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): column '" ~ name ~ "' (" ~ type ~ "): the value '" %}
+        {%- set row = "' is not a valid " ~ type ~ " (in the row whose first column " ~ columns[0] ~ " is '" %}
+        {%- set remedy = "'). Fix the value, or the column's type in the seed's column_types. Nothing was written; the seed table is unchanged." %}
+        {%- if name in inferred and type == 'bigint' %}
+        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as bigint), try_cast(try_cast(' ~ value ~ ' as double) as bigint))' %}
+        {%- else %}
+        {%- set cast = 'try_cast(' ~ value ~ ' as ' ~ type ~ ')' %}
+        {%- endif %}
+        case
+            when {{ _scd2_seed_null_sql(cell) }} then null
+            else coalesce(
+                {{ cast }},
+                raise_error(concat(
+                    {{ _scd2_sql_string(where) }}, {{ cell }},
+                    {{ _scd2_sql_string(row) }}, coalesce({{ first }}, 'null'),
+                    {{ _scd2_sql_string(remedy) }}
+                ))
+            )
+        end as {{ cell }}
+        {%- endif %}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from {{ relation }}
+{%- endmacro %}

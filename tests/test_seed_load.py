@@ -1,0 +1,295 @@
+"""`dbt seed` through the project's seed materialization: exact values, types, atomic failures.
+
+Each test seeds a scratch project on its own schema, with both loaders: Spark's CSV reader
+(`spark_csv`, the default) and dbt's row batches (`sql_inserts`). Expected rows are stated in
+tests/seed_cases.py from dbt's rules, not read back from a previous run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from python_helpers.lakehouse import PROJECT_ROOT
+from python_helpers.scratch import ScratchProject
+from tests.seed_cases import (
+    AWKWARD_COLUMN_TYPES,
+    AWKWARD_HEADER,
+    awkward_rows,
+    seed_properties,
+    write_csv,
+)
+
+METHODS = ("spark_csv", "sql_inserts")
+
+
+def _rows(spark: SparkSession, table: str, order_by: str = "id") -> list[tuple]:
+    return [tuple(row) for row in spark.sql(f"select * from {table} order by {order_by}").collect()]
+
+
+def _types(spark: SparkSession, table: str) -> dict[str, str]:
+    return {field.name: field.dataType.simpleString() for field in spark.table(table).schema}
+
+
+def _iceberg_state(spark: SparkSession, table: str) -> tuple[list[tuple], list[tuple]]:
+    """The table's rows and its Iceberg snapshot history (ids, operations, summaries)."""
+    snapshots = spark.sql(
+        f"select snapshot_id, parent_id, operation, summary from {table}.snapshots "
+        "order by committed_at"
+    ).collect()
+    rows = spark.sql(f"select * from {table}").collect()
+    return sorted(tuple(str(v) for v in row) for row in rows), [tuple(s) for s in snapshots]
+
+
+def _write_awkward(project: ScratchProject, method: str, name: str = "awkward") -> list[tuple]:
+    cells, expected = awkward_rows()
+    write_csv(project.root / "seeds" / f"{name}.csv", AWKWARD_HEADER, cells)
+    project.write(
+        f"seeds/{name}.yml",
+        seed_properties(name, AWKWARD_COLUMN_TYPES, seed_load_method=method),
+    )
+    return expected
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_awkward_values_round_trip(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    expected = _write_awkward(dbt_project, method)
+    step = dbt_project.dbt("seed")
+    assert step.result.results[0].message == f"CREATE {len(expected)}"
+    table = dbt_project.table("awkward")
+    assert _types(spark, table) == {
+        "id": "int",
+        "name": "string",
+        "amount": "double",
+        "changed_at": "timestamp",
+        "business_date": "date",
+    }
+    assert _rows(spark, table) == expected
+    # The second load of the same file replaces the rows: same values, no duplicates.
+    step = dbt_project.dbt("seed")
+    assert step.result.results[0].message == f"INSERT {len(expected)}"
+    assert _rows(spark, table) == expected
+
+
+def test_both_loaders_give_the_same_table(dbt_project: ScratchProject, spark: SparkSession) -> None:
+    for method in METHODS:
+        _write_awkward(dbt_project, method, name=f"awkward_{method}")
+    dbt_project.dbt("seed")
+    tables = [dbt_project.table(f"awkward_{method}") for method in METHODS]
+    assert _types(spark, tables[0]) == _types(spark, tables[1])
+    assert _rows(spark, tables[0]) == _rows(spark, tables[1])
+
+
+UNTYPED_HEADER = (
+    "id",
+    "ratio",
+    "day",
+    "seen_at",
+    "seen_iso",
+    "flag",
+    "code",
+    "mixed",
+    "empty",
+    "label",
+)
+UNTYPED_CELLS = [
+    line.split(",")
+    for line in (
+        "1,1.5,2024-01-05,2024-01-05 10:00:00,2024-01-05T10:00:00,true,007,1,,x",
+        "2,2,2024-1-6,2024-01-06 11:30:15,2024-01-06T11:30:15.5,False,12,x,null, y ",
+        " 3 ,-0.25,,,,,,,,",
+    )
+]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_columns_without_types_are_typed_as_dbt_does(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """dbt types an unpinned column with agate's first type that reads every non-NULL cell
+    (number, date, datetime, ISO datetime, boolean, text; all NULL: integer), mapped by
+    dbt-spark (number with decimals: double, else bigint)."""
+    write_csv(dbt_project.root / "seeds" / "untyped.csv", UNTYPED_HEADER, UNTYPED_CELLS)
+    dbt_project.write("seeds/untyped.yml", seed_properties("untyped", {}, seed_load_method=method))
+    dbt_project.dbt("seed")
+    table = dbt_project.table("untyped")
+    assert _types(spark, table) == {
+        "id": "bigint",
+        "ratio": "double",
+        "day": "date",
+        "seen_at": "timestamp",
+        "seen_iso": "timestamp",
+        "flag": "boolean",
+        "code": "bigint",  # dbt reads '007' as a number: pin column_types to keep the zeros
+        "mixed": "string",
+        "empty": "bigint",
+        "label": "string",
+    }
+    day1, day2 = dt.date(2024, 1, 5), dt.date(2024, 1, 6)
+    seen1, seen2 = dt.datetime(2024, 1, 5, 10), dt.datetime(2024, 1, 6, 11, 30, 15)
+    iso2 = seen2.replace(microsecond=500000)
+    assert _rows(spark, table) == [
+        (1, 1.5, day1, seen1, seen1, True, 7, "1", None, "x"),
+        (2, 2.0, day2, seen2, iso2, False, 12, "x", None, " y "),
+        (3, -0.25, None, None, None, None, None, None, None, None),
+    ]
+
+
+def _day1(project: ScratchProject, method: str) -> str:
+    write_csv(
+        project.root / "seeds" / "daily.csv",
+        ("id", "name", "amount"),
+        [["1", "a", "1.5"], ["2", "b", "2.5"]],
+    )
+    project.write(
+        "seeds/daily.yml",
+        seed_properties("daily", {"id": "int", "amount": "double"}, seed_load_method=method),
+    )
+    project.dbt("seed")
+    return project.table("daily")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_bad_value_fails_and_leaves_yesterdays_table(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    table = _day1(dbt_project, method)
+    before = _iceberg_state(spark, table)
+    assert before[0] == [("1", "a", "1.5"), ("2", "b", "2.5")]
+
+    write_csv(
+        dbt_project.root / "seeds" / "daily.csv",
+        ("id", "name", "amount"),
+        [["1", "a", "1.5"], ["2", "b", "2.5"], ["3", "c", "abc"]],
+    )
+    for args in (("seed",), ("seed", "--full-refresh")):
+        step = dbt_project.dbt(*args, check=False)
+        message = step.result.results[0].message
+        assert str(step.result.results[0].status) == "error"
+        for part in (
+            "Seed 'daily'",
+            "daily.csv",
+            "column 'amount' (double)",
+            "value 'abc'",
+            "first column id is '3'",
+            "column_types",
+            "unchanged",
+        ):
+            assert part in message, (part, message)
+        assert _iceberg_state(spark, table) == before
+
+
+def test_malformed_file_fails_and_leaves_yesterdays_table(
+    dbt_project: ScratchProject, spark: SparkSession
+) -> None:
+    table = _day1(dbt_project, "spark_csv")
+    before = _iceberg_state(spark, table)
+    # A record with more cells than the header (an unquoted comma).
+    (dbt_project.root / "seeds" / "daily.csv").write_text("id,name,amount\n1,a,1.5\n2,b,c,2.5\n")
+    step = dbt_project.dbt("seed", check=False)
+    assert str(step.result.results[0].status) == "error"
+    assert "Malformed" in step.result.results[0].message
+    assert _iceberg_state(spark, table) == before
+
+
+def test_bad_load_method_fails_before_anything_is_written(
+    dbt_project: ScratchProject, spark: SparkSession
+) -> None:
+    table = _day1(dbt_project, "spark_csv")
+    before = _iceberg_state(spark, table)
+    dbt_project.write(
+        "seeds/daily.yml",
+        seed_properties("daily", {"id": "int"}, seed_load_method="fastest"),
+    )
+    step = dbt_project.dbt("seed", check=False)
+    message = step.result.results[0].message
+    assert "seed_load_method must be one of spark_csv, sql_inserts, got 'fastest'" in message
+    assert _iceberg_state(spark, table) == before
+
+
+def test_new_columns_and_types_replace_the_table_keeping_its_history(
+    dbt_project: ScratchProject, spark: SparkSession
+) -> None:
+    """Like stock dbt-spark, each seed re-creates the table from its file (a new column, a
+    dropped one, a new type), but in one commit on the same Iceberg table."""
+    table = _day1(dbt_project, "spark_csv")
+    day1_snapshots = _iceberg_state(spark, table)[1]
+    write_csv(
+        dbt_project.root / "seeds" / "daily.csv",
+        ("id", "amount", "region"),
+        [["1", "3", "north"], ["5", "4", "south"]],
+    )
+    dbt_project.write("seeds/daily.yml", seed_properties("daily", {"amount": "decimal(10,2)"}))
+    dbt_project.dbt("seed")
+    assert _types(spark, table) == {"id": "bigint", "amount": "decimal(10,2)", "region": "string"}
+    assert _rows(spark, table) == [(1, 3, "north"), (5, 4, "south")]
+    day2_snapshots = _iceberg_state(spark, table)[1]
+    assert day2_snapshots[: len(day1_snapshots)] == day1_snapshots
+    assert len(day2_snapshots) == len(day1_snapshots) + 1
+
+
+def test_empty_seed_and_full_refresh(dbt_project: ScratchProject, spark: SparkSession) -> None:
+    dbt_project.write_seed("only_header", "id,name", [])
+    dbt_project.dbt("seed", "--full-refresh")
+    table = dbt_project.table("only_header")
+    assert _types(spark, table) == {"id": "bigint", "name": "bigint"}
+    assert _rows(spark, table) == []
+
+
+@pytest.mark.slow
+def test_killed_seed_leaves_yesterdays_table(tmp_path: Path) -> None:
+    """A `dbt seed` killed (SIGKILL, Python and JVM) while it writes the table: the table keeps
+    yesterday's rows and Iceberg snapshots; the next seed loads today's file."""
+    lake, project = tmp_path / "lakehouse", tmp_path / "project"
+    env = {**os.environ, "LAKEHOUSE_DIR": str(lake), "PYTHONPATH": str(PROJECT_ROOT)}
+    driver = [sys.executable, "-m", "tests.seed_driver", "--project", str(project)]
+
+    setup = subprocess.run(
+        [*driver, "setup"], env=env, capture_output=True, text=True, timeout=600, cwd=PROJECT_ROOT
+    )
+    assert setup.returncode == 0, setup.stderr[-3000:]
+
+    log = project / "logs" / "dbt.log"
+    offset = log.stat().st_size
+    process = subprocess.Popen(
+        [*driver, "seed"],
+        env=env,
+        cwd=PROJECT_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            with log.open() as handle:
+                handle.seek(offset)
+                if "create or replace table" in handle.read():
+                    break
+            if process.poll() is not None:
+                pytest.fail("the seed ended before it could be killed: make the file larger")
+            time.sleep(0.05)
+        time.sleep(1.0)  # inside the write of the table
+        os.killpg(process.pid, signal.SIGKILL)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+    assert process.returncode == -signal.SIGKILL
+
+    verify = subprocess.run(
+        [*driver, "verify"], env=env, capture_output=True, text=True, timeout=600, cwd=PROJECT_ROOT
+    )
+    assert verify.returncode == 0, verify.stderr[-3000:]
+    assert "RESULT after_kill rows=1000 snapshots=1" in verify.stdout, verify.stdout
+    assert "RESULT after_rerun rows=300000 snapshots=2" in verify.stdout, verify.stdout
