@@ -41,6 +41,11 @@ AWKWARD_NAMES: list[tuple[str, str | None]] = [
     (" NULL ", None),
     ("nullable", "nullable"),
     ("none", "none"),
+    ("\u00a0null\u3000", None),  # Python's strip() takes unicode spaces too
+    ("\u2003", None),
+    ("n", "n"),
+    ("Nul", "Nul"),
+    ("NULL!", "NULL!"),
 ]
 AMOUNTS: list[tuple[str, float | None]] = [
     ("0.123456", 0.123456),
@@ -49,6 +54,9 @@ AMOUNTS: list[tuple[str, float | None]] = [
     ("0.000001", 0.000001),
     ("42", 42.0),
     ("", None),
+    (" 1.5 ", 1.5),
+    ("  ", None),
+    (" NULL ", None),
 ]
 TIMESTAMPS: list[tuple[str, dt.datetime | None]] = [
     ("2024-01-01 00:00:00", dt.datetime(2024, 1, 1)),
