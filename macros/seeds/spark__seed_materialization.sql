@@ -43,22 +43,23 @@
     {%- if load_method == 'spark_csv' -%}
         {%- set source = 'scd2_seed_' ~ identifier ~ '_' ~ run_suffix -%}
         {%- set columns = _scd2_seed_csv_view(model, source) -%}
-        {%- set inferred = [] -%}
-        {%- for name in columns if name not in column_types -%}
-            {%- do inferred.append(name) -%}
-        {%- endfor -%}
-        {%- set types = _scd2_seed_infer_types(source, inferred) -%}
     {%- else -%}
         {%- set stage_relation = make_temp_relation(target_relation, '__dbt_seed_' ~ run_suffix[:8]).incorporate(type='table', is_iceberg=(file_format == 'iceberg')) -%}
         {%- do adapter.drop_relation(stage_relation) -%}
         {%- set loaded = _scd2_seed_rows_table(model, stage_relation) -%}
         {%- set source = stage_relation -%}
         {%- set columns = loaded['columns'] -%}
+    {%- endif -%}
+    {%- set inferred = [] -%}
+    {%- for name in columns if name not in column_types -%}
+        {%- do inferred.append(name) -%}
+    {%- endfor -%}
+    {#- Types of the columns without column_types: agate's, where dbt read the file; else from
+        one pass of Spark over the text (no pass when every column is pinned). -#}
+    {%- if stage_relation is not none -%}
         {%- set types = loaded['inferred_types'] -%}
-        {%- set inferred = [] -%}
-        {%- for name in columns if name not in column_types -%}
-            {%- do inferred.append(name) -%}
-        {%- endfor -%}
+    {%- else -%}
+        {%- set types = _scd2_seed_infer_types(source, inferred) -%}
     {%- endif -%}
     {%- for name in columns -%}
         {%- if name in column_types -%}
