@@ -293,3 +293,13 @@ def test_killed_seed_leaves_yesterdays_table(tmp_path: Path) -> None:
     assert verify.returncode == 0, verify.stderr[-3000:]
     assert "RESULT after_kill rows=1000 snapshots=1" in verify.stdout, verify.stdout
     assert "RESULT after_rerun rows=300000 snapshots=2" in verify.stdout, verify.stdout
+
+
+def test_show_samples_the_loaded_table(dbt_project: ScratchProject) -> None:
+    """`dbt seed --show` prints a sample read back from the table (the file is never read
+    into Python on the fast path); without --show no rows are fetched."""
+    dbt_project.write_seed("shown", "id,name", ["1,O'Brien", '2,"a, b"', "3,"])
+    shown = dbt_project.dbt("seed", "--show").result.results[0].agate_table
+    assert sorted(tuple(row) for row in shown.rows) == [(1, "O'Brien"), (2, "a, b"), (3, None)]
+    quiet = dbt_project.dbt("seed").result.results[0].agate_table
+    assert len(quiet.rows) == 0
