@@ -5,8 +5,8 @@
         quote and doubled `""` inside quoted cells (Spark's default escape is `\`, which would
         read `a\"b` differently), quoted cells may span lines, the seed's `delimiter`, UTF-8
         with or without a byte-order mark. Every column is read as text; types are applied by
-        `_scd2_seed_select`. A record with more cells than the header fails the load
-        (FAILFAST) instead of being cut.
+        `_scd2_seed_select`. A record with more or fewer cells than the header fails the load
+        (FAILFAST) instead of being cut or padded.
         A quoted cell can only hold a line break if the file has a `"` at all: without one the
         file is read line by line, in parallel splits; with one, as a whole (`multiLine`,
         a single task), which is slower but the only exact way. Returns the column names.
