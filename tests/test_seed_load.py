@@ -303,3 +303,29 @@ def test_show_samples_the_loaded_table(dbt_project: ScratchProject) -> None:
     assert sorted(tuple(row) for row in shown.rows) == [(1, "O'Brien"), (2, "a, b"), (3, None)]
     quiet = dbt_project.dbt("seed").result.results[0].agate_table
     assert len(quiet.rows) == 0
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_delimiter_and_windows_line_endings(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """A `;`-delimited file saved with CRLF line endings: the delimiter inside quotes is text,
+    and a line break inside a quoted cell reads as `\\n`, as Python's csv module (dbt) reads it
+    with universal newlines."""
+    text = 'id;name;amount\r\n1;"a;b";1,5\r\n2;"two\r\nlines";\r\n3;plain;"2.25"\r\n'
+    (dbt_project.root / "seeds" / "semicolons.csv").write_bytes(text.encode())
+    dbt_project.write(
+        "seeds/semicolons.yml",
+        seed_properties(
+            "semicolons",
+            {"id": "int", "amount": "string"},
+            seed_load_method=method,
+            delimiter='";"',
+        ),
+    )
+    dbt_project.dbt("seed")
+    assert _rows(spark, dbt_project.table("semicolons")) == [
+        (1, "a;b", "1,5"),
+        (2, "two\nlines", None),
+        (3, "plain", "2.25"),
+    ]
