@@ -30,6 +30,10 @@ STOCK_MAX_ROWS = 10_000
 RUNS = 2
 
 
+class BenchmarkSetupError(RuntimeError):
+    """The scratch project cannot be set up as the benchmark needs."""
+
+
 @dataclass(frozen=True)
 class SeedTiming:
     rows: int
@@ -83,7 +87,11 @@ def time_size(spark: SparkSession, rows: int, scratch: Path) -> SeedTiming:
         config = inserts.root / "dbt_project.yml"
         seeds_block = "seeds:\n  scd2_lakehouse:\n"
         text = config.read_text()
-        assert seeds_block in text, "dbt_project.yml: seeds block not found"
+        if seeds_block not in text:
+            raise BenchmarkSetupError(
+                f"{config}: no '{seeds_block!r}' block to add seed_load_method to; update "
+                "python_helpers/bench_seed.py to the project's dbt_project.yml"
+            )
         config.write_text(
             text.replace(seeds_block, seeds_block + "    +seed_load_method: sql_inserts\n")
         )
