@@ -97,7 +97,12 @@
     {%- endif -%}
 
     {%- set rows_affected = run_query('select count(*) from ' ~ target_relation).rows[0][0] -%}
-    {%- set sample = run_query('select * from ' ~ target_relation ~ ' limit ' ~ (100 if invocation_args_dict.get('show') else 0)) -%}
+    {#- dbt seed --show prints a sample; otherwise the build's own (empty) result serves. -#}
+    {%- if invocation_args_dict.get('show') -%}
+        {%- set sample = run_query('select * from ' ~ target_relation ~ ' limit 100') -%}
+    {%- else -%}
+        {%- set sample = load_result('scd2_seed_build').table -%}
+    {%- endif -%}
     {%- do store_result('agate_table', response='OK', agate_table=sample) -%}
     {%- set code = 'CREATE' if full_refresh_mode or old_relation is none else 'INSERT' -%}
     {% call noop_statement('main', code ~ ' ' ~ rows_affected, code, rows_affected) %}
