@@ -140,6 +140,8 @@ def spark_conf(include_jars: bool = True) -> dict[str, str]:
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.legacy.createHiveTableByDefault": "false",
     }
+    if os.environ.get("LAKEHOUSE_DRIVER_MEMORY"):
+        conf["spark.driver.memory"] = os.environ["LAKEHOUSE_DRIVER_MEMORY"]
     if os.environ.get("LAKEHOUSE_PACKAGES"):
         conf["spark.jars.packages"] = os.environ["LAKEHOUSE_PACKAGES"]
     elif include_jars:

@@ -1,9 +1,14 @@
 {% macro spark__snapshot_merge_sql(target, source, insert_cols) -%}
     {#-
-        dbt-spark's spark__snapshot_merge_sql (dbt-spark 1.11), plus one thing: when a version
-        is closed, the closing run's metadata (update process id, update timestamp, effective
-        end) is copied from the staging row, exactly as dbt copies dbt_valid_to. Inserted rows
-        bring their metadata through `insert *`.
+        dbt-spark's spark__snapshot_merge_sql (dbt-spark 1.11), plus two things:
+        - when a version is closed, the closing run's metadata (update process id, update
+          timestamp, effective end) is copied from the staging row, exactly as dbt copies
+          dbt_valid_to. Inserted rows bring their metadata through `insert *`;
+        - the match is limited to the open partition (audit update_process_id is null, see
+          _scd2_snapshot_layout), so that Iceberg prunes the closed history instead of joining
+          it on every run. Only open versions can be closed, and an insert whose dbt_scd_id a
+          closed version already has is left out by the staging query, as dbt's MERGE would
+          skip it (spark__snapshot_staging_table).
         The staging view is referenced by name alone for Iceberg (dbt-spark creates it without
         catalog or schema there) and fully qualified otherwise (Delta, Hudi): keep both forms.
     -#}
@@ -18,6 +23,7 @@
       using {{ source }} as DBT_INTERNAL_SOURCE
     {% endif %}
     on DBT_INTERNAL_SOURCE.{{ columns.dbt_scd_id }} = DBT_INTERNAL_DEST.{{ columns.dbt_scd_id }}
+        and DBT_INTERNAL_DEST.{{ audit.update_process_id }} is null
     when matched
      {% if config.get("dbt_valid_to_current") %}
        and ( DBT_INTERNAL_DEST.{{ columns.dbt_valid_to }} = {{ config.get('dbt_valid_to_current') }} or

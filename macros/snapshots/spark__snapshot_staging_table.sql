@@ -1,29 +1,68 @@
 {% macro spark__snapshot_staging_table(strategy, source_sql, target_relation) -%}
     {#-
-        dbt's default__snapshot_staging_table (dbt-adapters 1.x), with four changes and
-        nothing else changed, so that dbt's change detection stays dbt's:
-        1. the source is checked first: null or duplicate keys, or a run that would close more
-           than var('scd2_max_delete_share') of the open versions as deleted, fail before
-           the merge;
-        2. every branch carries the operational metadata columns (_scd2_audit_values):
-           rows that insert a version carry its opening values, rows that close one
-           ('update', 'delete') carry the closing values that spark__snapshot_merge_sql copies;
-        3. deletion records (hard_deletes='new_record') read the snapshotted columns through
-           the adapter (see the comment there);
-        4. the final select names its columns, leaving out dbt's join helpers
-           dbt_unique_key / dbt_unique_key_N: dbt-spark's materialization filters only
-           `dbt_unique_key` and `dbt_change_type` out of the columns it adds to the target, so
-           with a list unique_key the second run added dbt_unique_key_1..N to the snapshot
-           table (https://github.com/dbt-labs/dbt-adapters/issues/2101).
+        dbt's default__snapshot_staging_table (dbt-adapters 1.x) in one pass. dbt joins the
+        source with the open versions three times (insertions: left join; updates: inner join;
+        deletes and deletion records: the reverse left join). Here one full outer join on the
+        same key condition (dbt's unique_key_join_on) yields every pair those three joins see,
+        each once, and each pair is turned into the rows dbt would stage for it by testing dbt's
+        own where-conditions on it (an `explode` of the change types that hold):
+        - 'insert' (dbt's insertions): a source row with no open version of its key, or whose
+          open version changed (strategy.row_changed; for hard_deletes='new_record' also an
+          open deletion record);
+        - 'update' (dbt's updates): the open version of a source row that changed, closed at
+          strategy.updated_at;
+        - 'delete' (dbt's deletes) and, for 'new_record', dbt's deletion record (staged as
+          'insert'): an open version whose key the source no longer has.
+        The rows staged, their columns and values are dbt's, so that spark__snapshot_merge_sql
+        (dbt-spark's MERGE) writes the same versions. What is added to dbt's logic:
+        1. the source is checked first (null or duplicate keys, and the share of open versions
+           the run would close as deleted, var scd2_max_delete_share): the run fails before
+           anything is written;
+        2. every row carries the operational metadata columns (_scd2_audit_exprs);
+        3. only the open partition of the table is read (audit update_process_id is null, see
+           _scd2_snapshot_layout): closed history is never scanned, so a run's cost does not
+           grow with the length of the history. Where a new version's dbt_scd_id does not
+           contain the run's time (timestamp strategy, or check with updated_at), dbt's MERGE
+           skips an insert whose dbt_scd_id is already in the table (a key back with the
+           updated_at of a closed version); that one check reads the dbt_scd_id column of the
+           closed history;
+        4. deletion records read the snapshotted columns through the adapter
+           (adapter.get_columns_in_relation: on Spark the get_columns_in_relation macro returns
+           raw `describe` rows without `.name`, https://github.com/dbt-labs/dbt-core/issues/11949);
+        5. the final select names its columns and leaves out dbt's join helpers dbt_unique_key /
+           dbt_unique_key_N: dbt-spark's materialization filters only `dbt_unique_key` and
+           `dbt_change_type` out of the columns it adds to the target, so with a list
+           unique_key the second run added dbt_unique_key_1..N to the snapshot table
+           (https://github.com/dbt-labs/dbt-adapters/issues/2101).
     -#}
-    {% set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() %}
-    {% set audit = scd2_audit_column_names() %}
-    {% do _scd2_assert_source_keys(strategy, source_sql) %}
-    {% do _scd2_assert_delete_share(strategy, source_sql, target_relation) %}
-    {% set source_col_names = get_columns_in_query(source_sql) %}
-    {% if strategy.hard_deletes == 'new_record' %}
-        {% set new_scd_id = snapshot_hash_arguments([columns.dbt_scd_id, snapshot_get_time()]) %}
-    {% endif %}
+    {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
+    {%- set audit = scd2_audit_column_names() -%}
+    {%- do _scd2_assert_source_keys(strategy, source_sql) -%}
+    {%- do _scd2_assert_delete_share(strategy, source_sql, target_relation) -%}
+    {%- set source_col_names = get_columns_in_query(source_sql) -%}
+    {%- set snapshotted_cols = get_list_of_column_names(adapter.get_columns_in_relation(target_relation)) -%}
+    {%- set new_record = strategy.hard_deletes == 'new_record' -%}
+    {%- set tracks_deletes = strategy.hard_deletes in ('invalidate', 'new_record') -%}
+    {%- set now = snapshot_get_time() -%}
+    {%- set run_unique_scd_id = (strategy.updated_at | trim) == (now | trim) -%}
+    {%- set open_events = {
+        'insert': _scd2_audit_exprs('open', valid_from='s.' ~ columns.dbt_valid_from),
+        'deletion': _scd2_audit_exprs('open', valid_from=now),
+    } -%}
+    {%- set close_events = {
+        'update': _scd2_audit_exprs('close', valid_to='s.' ~ columns.dbt_updated_at),
+        'delete': _scd2_audit_exprs('close', valid_to=now),
+    } -%}
+    {%- set latest_is_deleted -%}
+        snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'
+        and
+        {% if config.get('dbt_valid_to_current') -%}
+            snapshotted_data.{{ columns.dbt_valid_to }} = {{ config.get('dbt_valid_to_current') }}
+        {%- else -%}
+            snapshotted_data.{{ columns.dbt_valid_to }} is null
+        {%- endif %}
+    {%- endset %}
+
     with snapshot_query as (
 
         {{ source_sql }}
@@ -32,14 +71,16 @@
 
     snapshotted_data as (
 
-        select *, {{ unique_key_fields(strategy.unique_key) }}
+        select *,
+            {{ unique_key_fields(strategy.unique_key) }},
+            true as dbt_scd2_target_row
         from {{ target_relation }}
         where
+            {{ audit.update_process_id }} is null
+            and
             {% if config.get('dbt_valid_to_current') %}
-		{% set source_unique_key = columns.dbt_valid_to | trim %}
-		{% set target_unique_key = config.get('dbt_valid_to_current') | trim %}
-
-		{# The exact equals semantics between NULL values depends on the current behavior flag set. Also, update records if the source field is null #}
+                {% set source_unique_key = columns.dbt_valid_to | trim %}
+                {% set target_unique_key = config.get('dbt_valid_to_current') | trim %}
                 ( {{ equals(source_unique_key, target_unique_key) }} or {{ source_unique_key }} is null )
             {% else %}
                 {{ columns.dbt_valid_to }} is null
@@ -47,190 +88,128 @@
 
     ),
 
-    insertions_source_data as (
+    source_data as (
 
-        select *, {{ unique_key_fields(strategy.unique_key) }},
+        select *,
+            {{ unique_key_fields(strategy.unique_key) }},
             {{ strategy.updated_at }} as {{ columns.dbt_updated_at }},
             {{ strategy.updated_at }} as {{ columns.dbt_valid_from }},
             {{ get_dbt_valid_to_current(strategy, columns) }},
-            {{ strategy.scd_id }} as {{ columns.dbt_scd_id }}
-
+            {{ strategy.scd_id }} as {{ columns.dbt_scd_id }},
+            true as dbt_scd2_source_row
         from snapshot_query
+
     ),
 
-    updates_source_data as (
-
-        select *, {{ unique_key_fields(strategy.unique_key) }},
-            {{ strategy.updated_at }} as {{ columns.dbt_updated_at }},
-            {{ strategy.updated_at }} as {{ columns.dbt_valid_from }},
-            {{ strategy.updated_at }} as {{ columns.dbt_valid_to }}
-
-        from snapshot_query
-    ),
-
-    {%- if strategy.hard_deletes == 'invalidate' or strategy.hard_deletes == 'new_record' %}
-
-    deletes_source_data as (
-
-        select *, {{ unique_key_fields(strategy.unique_key) }}
-        from snapshot_query
-    ),
-    {% endif %}
-
-    insertions as (
+    pairs as (
 
         select
-            'insert' as dbt_change_type,
-            source_data.*
-          {%- if strategy.hard_deletes == 'new_record' -%}
-            ,'False' as {{ columns.dbt_is_deleted }}
-          {%- endif %},
-            {{ _scd2_audit_values('open', valid_from='source_data.' ~ columns.dbt_valid_from) }}
-
-        from insertions_source_data as source_data
-        left outer join snapshotted_data
-            on {{ unique_key_join_on(strategy.unique_key, "snapshotted_data", "source_data") }}
-            where {{ unique_key_is_null(strategy.unique_key, "snapshotted_data") }}
-            or ({{ unique_key_is_not_null(strategy.unique_key, "snapshotted_data") }} and (
-               {{ strategy.row_changed }} {%- if strategy.hard_deletes == 'new_record' -%} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True' {% endif %}
-            )
-
-        )
-
-    ),
-
-    updates as (
-
-        select
-            'update' as dbt_change_type,
-            source_data.*,
-            snapshotted_data.{{ columns.dbt_scd_id }}
-          {%- if strategy.hard_deletes == 'new_record' -%}
-            , snapshotted_data.{{ columns.dbt_is_deleted }}
-          {%- endif %},
-            {{ _scd2_audit_values('close', valid_to='source_data.' ~ columns.dbt_valid_to) }}
-
-        from updates_source_data as source_data
-        join snapshotted_data
-            on {{ unique_key_join_on(strategy.unique_key, "snapshotted_data", "source_data") }}
-        where (
-            {{ strategy.row_changed }}  {%- if strategy.hard_deletes == 'new_record' -%} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True' {% endif %}
-        )
-    )
-
-    {%- if strategy.hard_deletes == 'invalidate' or strategy.hard_deletes == 'new_record' %}
-    ,
-    deletes as (
-
-        select
-            'delete' as dbt_change_type,
-            source_data.*,
-            {{ snapshot_get_time() }} as {{ columns.dbt_valid_from }},
-            {{ snapshot_get_time() }} as {{ columns.dbt_updated_at }},
-            {{ snapshot_get_time() }} as {{ columns.dbt_valid_to }},
-            snapshotted_data.{{ columns.dbt_scd_id }}
-          {%- if strategy.hard_deletes == 'new_record' -%}
-            , snapshotted_data.{{ columns.dbt_is_deleted }}
-          {%- endif %},
-            {{ _scd2_audit_values('close', valid_to=snapshot_get_time()) }}
-        from snapshotted_data
-        left join deletes_source_data as source_data
-            on {{ unique_key_join_on(strategy.unique_key, "snapshotted_data", "source_data") }}
-            where {{ unique_key_is_null(strategy.unique_key, "source_data") }}
-
-            {%- if strategy.hard_deletes == 'new_record' %}
-            and not (
-                --avoid updating the record's valid_to if the latest entry is marked as deleted
-                snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'
-                and
-                {% if config.get('dbt_valid_to_current') -%}
-                    snapshotted_data.{{ columns.dbt_valid_to }} = {{ config.get('dbt_valid_to_current') }}
-                {%- else -%}
-                    snapshotted_data.{{ columns.dbt_valid_to }} is null
+            struct(source_data.*) as s,
+            struct(snapshotted_data.*) as t,
+            {#- dbt's insertions: source left join snapshotted_data #}
+            coalesce(source_data.dbt_scd2_source_row and (
+                {{ unique_key_is_null(strategy.unique_key, "snapshotted_data") }}
+                or ({{ unique_key_is_not_null(strategy.unique_key, "snapshotted_data") }} and (
+                    {{ strategy.row_changed }} {%- if new_record %} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'{% endif %}
+                ))
+            ), false) as is_insert,
+            {#- dbt's updates: source join snapshotted_data #}
+            coalesce(source_data.dbt_scd2_source_row and snapshotted_data.dbt_scd2_target_row and (
+                {{ strategy.row_changed }} {%- if new_record %} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'{% endif %}
+            ), false) as is_update,
+            {#- dbt's deletes and deletion records: snapshotted_data left join source #}
+            {%- if tracks_deletes %}
+            coalesce(snapshotted_data.dbt_scd2_target_row
+                and {{ unique_key_is_null(strategy.unique_key, "source_data") }}
+                {%- if new_record %}
+                and not ({{ latest_is_deleted }})
                 {%- endif %}
-            )
+            , false) as is_delete
+            {%- else %}
+            false as is_delete
             {%- endif %}
-    )
-    {%- endif %}
-
-    {%- if strategy.hard_deletes == 'new_record' %}
-        {#- adapter.get_columns_in_relation, not the get_columns_in_relation macro: on Spark the
-            macro returns raw `describe` rows without `.name`, so no column matched and deletion
-            records got NULL keys and values (https://github.com/dbt-labs/dbt-core/issues/11949). -#}
-        {% set snapshotted_cols = get_list_of_column_names(adapter.get_columns_in_relation(target_relation)) %}
-    ,
-    deletion_records as (
-
-        select
-            'insert' as dbt_change_type,
-            {%- for col_name in source_col_names -%}
-            {%- if col_name in snapshotted_cols -%}
-            snapshotted_data.{{ adapter.quote(col_name) }},
-            {%- else -%}
-            source_data.{{ adapter.quote(col_name) }},
-            {%- endif -%}
-            {% endfor -%}
-            {%- if strategy.unique_key | is_list -%}
-                {%- for key in strategy.unique_key -%}
-            snapshotted_data.{{ key }} as dbt_unique_key_{{ loop.index }},
-                {% endfor -%}
-            {%- else -%}
-            snapshotted_data.dbt_unique_key as dbt_unique_key,
-            {% endif -%}
-            {{ snapshot_get_time() }} as {{ columns.dbt_valid_from }},
-            {{ snapshot_get_time() }} as {{ columns.dbt_updated_at }},
-            snapshotted_data.{{ columns.dbt_valid_to }} as {{ columns.dbt_valid_to }},
-            {{ new_scd_id }} as {{ columns.dbt_scd_id }},
-            'True' as {{ columns.dbt_is_deleted }},
-            {{ _scd2_audit_values('open', valid_from=snapshot_get_time()) }}
-        from snapshotted_data
-        left join deletes_source_data as source_data
+        from source_data
+        full outer join snapshotted_data
             on {{ unique_key_join_on(strategy.unique_key, "snapshotted_data", "source_data") }}
-        where {{ unique_key_is_null(strategy.unique_key, "source_data") }}
-        and not (
-            --avoid inserting a new record if the latest one is marked as deleted
-            snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'
-            and
-            {% if config.get('dbt_valid_to_current') -%}
-                snapshotted_data.{{ columns.dbt_valid_to }} = {{ config.get('dbt_valid_to_current') }}
-            {%- else -%}
-                snapshotted_data.{{ columns.dbt_valid_to }} is null
-            {%- endif %}
-            )
 
-    )
-    {%- endif %}
-    ,
+    ),
 
     staged as (
 
-    select * from insertions
-    union all
-    select * from updates
-    {%- if strategy.hard_deletes == 'invalidate' or strategy.hard_deletes == 'new_record' %}
-    union all
-    select * from deletes
-    {%- endif %}
-    {%- if strategy.hard_deletes == 'new_record' %}
-    union all
-    select * from deletion_records
-    {%- endif %}
+        select pairs.*, change_kind
+        from pairs
+        lateral view explode(array(
+            if(is_insert, 'insert', null),
+            if(is_update, 'update', null),
+            if(is_delete, 'delete', null),
+            if(is_delete and {{ new_record }}, 'deletion', null)
+        )) changes as change_kind
+        where change_kind is not null
 
     )
+    {%- if not run_unique_scd_id %},
+
+    closed_scd_ids as (
+
+        select {{ columns.dbt_scd_id }} as scd_id
+        from {{ target_relation }}
+        where {{ audit.update_process_id }} is not null
+
+    )
+    {%- endif %}
 
     select
-        dbt_change_type,
+        if(change_kind = 'deletion', 'insert', change_kind) as dbt_change_type,
         {%- for col_name in source_col_names %}
-        {{ adapter.quote(col_name) }},
-        {%- endfor %}
-        {{ columns.dbt_updated_at }},
-        {{ columns.dbt_valid_from }},
-        {{ columns.dbt_valid_to }},
-        {{ columns.dbt_scd_id }},
-        {%- if strategy.hard_deletes == 'new_record' %}
-        {{ columns.dbt_is_deleted }},
+        {%- if col_name in snapshotted_cols %}
+        if(change_kind = 'deletion', t.{{ adapter.quote(col_name) }}, s.{{ adapter.quote(col_name) }}) as {{ adapter.quote(col_name) }},
+        {%- else %}
+        s.{{ adapter.quote(col_name) }} as {{ adapter.quote(col_name) }},
         {%- endif %}
-        {{ audit.values() | join(',\n        ') }}
+        {%- endfor %}
+        case change_kind
+            when 'insert' then s.{{ columns.dbt_updated_at }}
+            when 'update' then s.{{ columns.dbt_updated_at }}
+            else {{ now }}
+        end as {{ columns.dbt_updated_at }},
+        case change_kind
+            when 'insert' then s.{{ columns.dbt_valid_from }}
+            when 'update' then s.{{ columns.dbt_valid_from }}
+            else {{ now }}
+        end as {{ columns.dbt_valid_from }},
+        case change_kind
+            when 'insert' then s.{{ columns.dbt_valid_to }}
+            when 'update' then s.{{ columns.dbt_updated_at }}
+            when 'delete' then {{ now }}
+            else t.{{ columns.dbt_valid_to }}
+        end as {{ columns.dbt_valid_to }},
+        case change_kind
+            when 'insert' then s.{{ columns.dbt_scd_id }}
+            {%- if new_record %}
+            when 'deletion' then {{ snapshot_hash_arguments(['t.' ~ columns.dbt_scd_id, now]) }}
+            {%- endif %}
+            else t.{{ columns.dbt_scd_id }}
+        end as {{ columns.dbt_scd_id }},
+        {%- if new_record %}
+        case change_kind
+            when 'insert' then 'False'
+            when 'deletion' then 'True'
+            else t.{{ columns.dbt_is_deleted }}
+        end as {{ columns.dbt_is_deleted }},
+        {%- endif %}
+        {%- for role, name in audit.items() %}
+        case
+            when change_kind in ('insert', 'deletion') then
+                if(change_kind = 'insert', {{ open_events['insert'][role] }}, {{ open_events['deletion'][role] }})
+            else if(change_kind = 'update', {{ close_events['update'][role] }}, {{ close_events['delete'][role] }})
+        end as {{ name }}{{ ',' if not loop.last }}
+        {%- endfor %}
     from staged
+    {%- if not run_unique_scd_id %}
+    {#- dbt's MERGE matches on dbt_scd_id: an insert whose id a closed version already has is
+        matched, and dropped. #}
+    left anti join closed_scd_ids
+        on closed_scd_ids.scd_id = if(staged.change_kind = 'insert', staged.s.{{ columns.dbt_scd_id }}, null)
+    {%- endif %}
 
 {%- endmacro %}

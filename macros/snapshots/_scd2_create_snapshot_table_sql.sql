@@ -1,0 +1,35 @@
+{% macro _scd2_create_snapshot_table_sql(relation, select_sql) -%}
+    {#-
+        `create or replace table` of an Iceberg snapshot table in the layout of
+        _scd2_snapshot_layout, from `select_sql`: dbt-spark's spark__create_table_as for
+        Iceberg, with the partitioning and the write properties below added. Used for the
+        first run, and to upgrade a table built before this layout in place (`select * from`
+        the table itself: Iceberg replaces it in one commit and keeps its snapshot history).
+        Write properties (the snapshot's own tblproperties win):
+        - write.distribution-mode / write.merge.distribution-mode 'none': Iceberg's default
+          for a partitioned table shuffles the rows of a write by partition, and nearly all of
+          a run's rows fall in one (the open versions), so one task wrote them all;
+        - write.spark.fanout.enabled: with no shuffle, each task writes the few partitions it
+          meets without sorting its rows first.
+    -#}
+    {%- set audit = scd2_audit_column_names() -%}
+    {%- set properties = {
+        'write.distribution-mode': 'none',
+        'write.merge.distribution-mode': 'none',
+        'write.update.distribution-mode': 'none',
+        'write.spark.fanout.enabled': 'true',
+    } -%}
+    {%- do properties.update(config.get('tblproperties') or {}) -%}
+    create or replace table {{ relation }}
+    using iceberg
+    partitioned by ({{ audit.update_process_id }})
+    {{ location_clause() }}
+    {{ comment_clause() }}
+    tblproperties (
+        {%- for key, value in properties.items() %}
+        {{ _scd2_sql_string(key) }} = {{ _scd2_sql_string(value) }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    )
+    as
+    {{ select_sql }}
+{%- endmacro %}

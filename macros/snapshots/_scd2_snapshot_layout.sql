@@ -1,0 +1,38 @@
+{% macro _scd2_snapshot_layout(relation, exists) -%}
+    {#-
+        How an Iceberg snapshot table is laid out, so that a run reads and rewrites only its
+        open versions: partitioned by the audit update_process_id column (identity). Every
+        open version has NULL there and sits in one partition; each run that closes versions
+        moves them into a partition of their own (its invocation_id). The staging query and
+        the MERGE condition name `update_process_id is null`, so Iceberg prunes the closed
+        history from both: a run costs the same on day 30 as on day 2.
+        Returns {'managed': the table is (to be) laid out so: Iceberg, and no partition_by of
+        the user's; 'partitioned': it is laid out so already (always false when not exists)}.
+        A snapshot with its own partition_by keeps it (its runs read the whole table).
+    -#}
+    {%- set audit = scd2_audit_column_names() -%}
+    {%- set file_format = config.get('file_format') or 'parquet' -%}
+    {%- set managed = file_format == 'iceberg' and config.get('partition_by') is none
+        and (not exists or relation.is_iceberg) -%}
+    {%- set layout = {'managed': managed, 'partitioned': false} -%}
+    {%- if managed and exists and execute -%}
+        {#- `describe table` lists the partition columns after '# Partition Information' and
+            its '# col_name' header row. -#}
+        {%- set partition_columns = [] -%}
+        {%- set state = {'in_partitioning': false} -%}
+        {%- for row in run_query('describe table ' ~ relation).rows -%}
+            {%- set name = (row[0] or '') | trim -%}
+            {%- if name == '# Partition Information' -%}
+                {%- do state.update({'in_partitioning': true}) -%}
+            {%- elif name.startswith('#') or name == '' -%}
+                {%- if state.in_partitioning and name != '# col_name' -%}
+                    {%- do state.update({'in_partitioning': false}) -%}
+                {%- endif -%}
+            {%- elif state.in_partitioning -%}
+                {%- do partition_columns.append(name | lower) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- do layout.update({'partitioned': partition_columns == [audit.update_process_id]}) -%}
+    {%- endif -%}
+    {{ return(layout) }}
+{%- endmacro %}
