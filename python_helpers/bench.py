@@ -128,6 +128,21 @@ register(
 )
 
 
+def _history_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
+    from python_helpers.bench_snapshot import history_benchmark
+
+    return history_benchmark(spark, args, scratch)
+
+
+register(
+    Benchmark(
+        "history",
+        "Snapshot time as the history grows: day 2 to day 30, ours vs stock dbt-spark",
+        _history_benchmark,
+    )
+)
+
+
 # --- the seeds ------------------------------------------------------------------------------
 
 
@@ -216,6 +231,25 @@ def main(argv: list[str] | None = None) -> int:
         help="snapshot: comma-separated source sizes (default: 10000,100000,1000000)",
     )
     parser.add_argument(
+        "--timestamp-size",
+        type=int,
+        default=None,
+        help="snapshot: source size of the timestamp-strategy row (default: 100000)",
+    )
+    parser.add_argument(
+        "--history-rows",
+        type=int,
+        default=None,
+        help="history: source rows per day (default: 100000)",
+    )
+    parser.add_argument(
+        "--history-days",
+        type=_sizes,
+        default=None,
+        help="history: comma-separated days to report; every day up to the last is run "
+        "(default: 2,10,20,30)",
+    )
+    parser.add_argument(
         "--seed-sizes",
         type=_sizes,
         default=None,
@@ -237,6 +271,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.rows < 1:
         parser.error("--rows: must be at least 1")
+    for option in ("timestamp_size", "history_rows"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            parser.error(f"--{option.replace('_', '-')}: must be at least 1")
+    if args.history_days and min(args.history_days) < 2:
+        parser.error("--history-days: days start at 2 (day 1 builds the table)")
 
     scratch = Path(tempfile.mkdtemp(prefix="scd2-bench-"))
     os.environ["LAKEHOUSE_DIR"] = str(args.lakehouse_dir or scratch / "lakehouse")

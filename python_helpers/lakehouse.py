@@ -15,6 +15,8 @@ Environment variables (all optional):
 ``LAKEHOUSE_JARS``
     Comma-separated jar paths to use instead of the provisioned Iceberg jars (for a machine
     with its own Iceberg runtime).
+``LAKEHOUSE_DRIVER_MEMORY``, ``LAKEHOUSE_SHUFFLE_PARTITIONS``
+    Spark's sizing (see :func:`sizing_conf`): driver heap and initial shuffle partitions.
 ``LAKEHOUSE_PACKAGES``
     Maven coordinates for ``spark.jars.packages`` (needs Maven access), e.g.
     ``org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.10.2``. Replaces the provisioned jars.
@@ -135,13 +137,11 @@ def spark_conf(include_jars: bool = True) -> dict[str, str]:
         "spark.sql.session.timeZone": "UTC",
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={lake} -Duser.timezone=UTC",
         "spark.local.dir": str(lake / "tmp"),
-        "spark.sql.shuffle.partitions": os.environ.get("LAKEHOUSE_SHUFFLE_PARTITIONS", "4"),
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.legacy.createHiveTableByDefault": "false",
     }
-    if os.environ.get("LAKEHOUSE_DRIVER_MEMORY"):
-        conf["spark.driver.memory"] = os.environ["LAKEHOUSE_DRIVER_MEMORY"]
+    conf.update(sizing_conf())
     if os.environ.get("LAKEHOUSE_PACKAGES"):
         conf["spark.jars.packages"] = os.environ["LAKEHOUSE_PACKAGES"]
     elif include_jars:
@@ -151,6 +151,34 @@ def spark_conf(include_jars: bool = True) -> dict[str, str]:
         conf["spark.driver.extraClassPath"] = os.pathsep.join(paths)
         conf["spark.executor.extraClassPath"] = os.pathsep.join(paths)
     return conf
+
+
+def _physical_memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 4 * 1024**3
+
+
+def sizing_conf() -> dict[str, str]:
+    """Spark sized for this machine; each value overridable by an environment variable.
+
+    In local mode the driver JVM is the only executor, so its heap is all the memory Spark
+    has: a quarter of the machine's memory, between 1 and 8 GiB (``LAKEHOUSE_DRIVER_MEMORY``,
+    e.g. ``12g``). Shuffles start at two partitions per core, at least 4
+    (``LAKEHOUSE_SHUFFLE_PARTITIONS``), and adaptive execution coalesces or splits them by
+    their real size. On a cluster, size executors instead (see README, "Sizing Spark").
+    """
+    cores = os.cpu_count() or 2
+    memory_gib = max(1, min(8, _physical_memory_bytes() // 4 // 1024**3))
+    return {
+        "spark.driver.memory": os.environ.get("LAKEHOUSE_DRIVER_MEMORY") or f"{memory_gib}g",
+        "spark.sql.shuffle.partitions": os.environ.get("LAKEHOUSE_SHUFFLE_PARTITIONS")
+        or str(max(4, 2 * cores)),
+        "spark.sql.adaptive.enabled": "true",
+        "spark.sql.adaptive.coalescePartitions.enabled": "true",
+        "spark.sql.adaptive.skewJoin.enabled": "true",
+    }
 
 
 def spark_defaults_path() -> Path:

@@ -8,7 +8,8 @@
         history from both: a run costs the same on day 30 as on day 2.
         Returns {'managed': the table is (to be) laid out so: Iceberg, and no partition_by of
         the user's; 'partitioned': it is laid out so already (always false when not exists)}.
-        A snapshot with its own partition_by keeps it (its runs read the whole table).
+        A snapshot with its own partition_by, or a table partitioned otherwise, keeps its layout
+        (its runs read the whole table).
     -#}
     {%- set audit = scd2_audit_column_names() -%}
     {%- set file_format = config.get('file_format') or 'parquet' -%}
@@ -32,7 +33,12 @@
                 {%- do partition_columns.append(name | lower) -%}
             {%- endif -%}
         {%- endfor -%}
-        {%- do layout.update({'partitioned': partition_columns == [audit.update_process_id]}) -%}
+        {#- A table partitioned some other way (by hand) keeps its layout: only an
+            unpartitioned one is upgraded. -#}
+        {%- do layout.update({
+            'managed': partition_columns in ([], [audit.update_process_id]),
+            'partitioned': partition_columns == [audit.update_process_id],
+        }) -%}
     {%- endif -%}
     {{ return(layout) }}
 {%- endmacro %}

@@ -5,9 +5,10 @@
         - the first run creates an Iceberg snapshot table partitioned by the audit
           update_process_id column, so that later runs read and rewrite only the open
           versions (_scd2_create_snapshot_table_sql; stock: create_table_as, unpartitioned);
-        - a table built before that layout is upgraded in place by the first run that meets it:
-          one `create or replace table ... as select * from` itself, a single Iceberg commit
-          that keeps every row and the table's snapshot history, before the run's own merge.
+        - an unpartitioned table built before that layout is upgraded in place by the first run
+          that meets it, once its source passed the checks: one `create or replace table ...
+          as select * from` itself, a single Iceberg commit that keeps every row and the
+          table's snapshot history, before the run's own merge.
         Everything else (checks, staging view, new columns, MERGE, grants, docs, hooks) is
         dbt-spark's, through the macros it calls (spark_build_snapshot_staging_table,
         snapshot_merge_sql, ...), which this project overrides where its header says.
@@ -73,13 +74,16 @@
 
         {{ adapter.valid_snapshot_target(target_relation, columns) }}
 
+        {% set staging_table = spark_build_snapshot_staging_table(strategy, sql, target_relation) %}
+
+        {#- After the source checks (in the staging macro): a run that fails them changes
+            nothing, not even the layout. The staging view reads the table by name, so it reads
+            the upgraded table. #}
         {% if layout.managed and not layout.partitioned %}
             {% call statement('upgrade_snapshot_layout') %}
                 {{ _scd2_create_snapshot_table_sql(target_relation, 'select * from ' ~ target_relation) }}
             {% endcall %}
         {% endif %}
-
-        {% set staging_table = spark_build_snapshot_staging_table(strategy, sql, target_relation) %}
 
         -- this may no-op if the database does not require column expansion
         {% do adapter.expand_target_column_types(from_relation=staging_table,
@@ -115,9 +119,26 @@
 
     {% endif %}
 
+    {#- Iceberg's copy-on-write MERGE first runs the staging query once more, to find the data
+        files holding a match (Spark's row-level group filter), then rewrites only those. In
+        this layout nearly every file of the open partition holds a match, and the closed
+        ones are pruned by the merge condition, so that second run of the staging query (a
+        join of the source with the open versions) costs more than it saves. Off for the
+        merge, restored after it. #}
+    {% set group_filter = 'spark.sql.optimizer.runtime.rowLevelOperationGroupFilter.enabled' %}
+    {% set skip_group_filter = target_relation_exists and layout.managed %}
+    {% if skip_group_filter %}
+        {% set group_filter_before = run_query('set ' ~ group_filter).rows[0][1] %}
+        {% do run_query('set ' ~ group_filter ~ ' = false') %}
+    {% endif %}
+
     {% call statement('main') %}
         {{ final_sql }}
     {% endcall %}
+
+    {% if skip_group_filter %}
+        {% do run_query('set ' ~ group_filter ~ ' = ' ~ group_filter_before) %}
+    {% endif %}
 
     {% set should_revoke = should_revoke(target_relation_exists, full_refresh_mode) %}
     {% do apply_grants(target_relation, grant_config, should_revoke) %}

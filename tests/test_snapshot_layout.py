@@ -1,0 +1,133 @@
+"""The open-partition layout: closed history left alone, and older tables upgraded in place."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from python_helpers.scratch import ScratchProject
+from tests.snapshot_helpers import assert_closed, assert_open, history
+
+CONFIG = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"
+DDL = "id int, name string, updated_at timestamp"
+T = datetime(2024, 1, 1)
+
+
+def _snapshot(project: ScratchProject) -> None:
+    project.write(
+        "snapshots/snap.sql",
+        f"""
+        {{% snapshot snap %}}
+        {{{{ config({CONFIG}) }}}}
+        select * from {{{{ target.schema }}}}.src
+        {{% endsnapshot %}}
+        """,
+    )
+
+
+def _source(project: ScratchProject, rows: list[tuple]) -> None:
+    project.spark.sql(f"create schema if not exists {project.schema}")
+    project.spark.createDataFrame(rows, DDL).writeTo(project.table("src")).using(
+        "iceberg"
+    ).createOrReplace()
+
+
+def _partition_columns(project: ScratchProject) -> list[str]:
+    rows = project.spark.sql(f"describe table {project.table('snap')}").collect()
+    names = [r[0] for r in rows]
+    if "# Partition Information" not in names:
+        return []
+    return [n for n in names[names.index("# Partition Information") + 1 :] if not n.startswith("#")]
+
+
+def _files(project: ScratchProject, closed_by: str) -> set[str]:
+    return {
+        r.file_path
+        for r in project.spark.sql(
+            f"select file_path from {project.table('snap')}.files "
+            f"where partition.audit_update_process_id = '{closed_by}'"
+        ).collect()
+    }
+
+
+def test_closed_history_is_neither_read_nor_rewritten(dbt_project: ScratchProject) -> None:
+    _snapshot(dbt_project)
+    _source(dbt_project, [(1, "a", T), (2, "b", T), (3, "c", T)])
+    run1 = dbt_project.dbt("snapshot")
+    assert _partition_columns(dbt_project) == ["audit_update_process_id"]
+
+    # Day 2: 1 renamed, 2 deleted, 3 unchanged.
+    _source(dbt_project, [(1, "a2", T), (3, "c", T)])
+    run2 = dbt_project.dbt("snapshot")
+    closed_by_run2 = _files(dbt_project, run2.invocation_id)
+    assert closed_by_run2, "run 2's closed versions have a partition of their own"
+
+    # Day 3: 1 renamed again, 3 deleted, 4 new. Run 2's closed versions stay in their files.
+    _source(dbt_project, [(1, "a3", T), (4, "d", T)])
+    run3 = dbt_project.dbt("snapshot")
+    assert _files(dbt_project, run2.invocation_id) == closed_by_run2
+    (summary,) = dbt_project.spark.sql(
+        f"select summary from {dbt_project.table('snap')}.snapshots "
+        "order by committed_at desc limit 1"
+    ).first()
+    # The merge touched the open partition and created run 3's: nothing else.
+    assert summary["changed-partition-count"] == "2", summary
+
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["name"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, "a", False),
+        (1, "a2", False),
+        (1, "a3", True),
+        (2, "b", False),
+        (3, "c", False),
+        (4, "d", True),
+    ]
+    by_name = {r["name"]: r for r in rows}
+    ids = run1.invocation_id, run2.invocation_id, run3.invocation_id
+    assert_closed(by_name["a"], ids[0], ids[1])
+    assert_closed(by_name["a2"], ids[1], ids[2])
+    assert_closed(by_name["b"], ids[0], ids[1])
+    assert_closed(by_name["c"], ids[0], ids[2])
+    assert_open(by_name["a3"], ids[2])
+    assert_open(by_name["d"], ids[2])
+
+
+def test_table_built_before_the_layout_is_upgraded_in_place(dbt_project: ScratchProject) -> None:
+    _snapshot(dbt_project)
+    _source(dbt_project, [(1, "a", T), (2, "b", T), (3, "c", T)])
+    run1 = dbt_project.dbt("snapshot")
+    day2 = [(1, "a2", T), (3, "c", T)]
+    _source(dbt_project, day2)
+    run2 = dbt_project.dbt("snapshot")
+    # The table as the previous version of these macros left it: unpartitioned.
+    table = dbt_project.table("snap")
+    dbt_project.spark.sql(f"create or replace table {table} using iceberg as select * from {table}")
+    assert _partition_columns(dbt_project) == []
+    before = history(dbt_project, "snap")
+    snapshots_before = {
+        r.snapshot_id for r in dbt_project.spark.sql(f"select * from {table}.snapshots").collect()
+    }
+
+    # Day 3 (1 renamed, 4 new): the run upgrades the table, then snapshots as usual.
+    _source(dbt_project, [(1, "a3", T), (3, "c", T), (4, "d", T)])
+    run3 = dbt_project.dbt("snapshot")
+    assert _partition_columns(dbt_project) == ["audit_update_process_id"]
+    snapshots_after = {
+        r.snapshot_id for r in dbt_project.spark.sql(f"select * from {table}.snapshots").collect()
+    }
+    assert snapshots_before < snapshots_after, "the table's snapshot history is kept"
+    rows = history(dbt_project, "snap")
+    # Every version from before the upgrade is still there, unchanged but for a3's close.
+    untouched = [r for r in before if r["name"] != "a2"]
+    assert all(r in rows for r in untouched)
+    assert [(r["id"], r["name"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, "a", False),
+        (1, "a2", False),
+        (1, "a3", True),
+        (2, "b", False),
+        (3, "c", True),
+        (4, "d", True),
+    ]
+    by_name = {r["name"]: r for r in rows}
+    assert_closed(by_name["a2"], run2.invocation_id, run3.invocation_id)
+    assert_open(by_name["c"], run1.invocation_id)
+    assert_open(by_name["d"], run3.invocation_id)
