@@ -115,10 +115,12 @@ class Run:
 
 
 def _snapshot(project: ScratchProject, config: str, source_schema: str) -> None:
+    # A name no other test uses: stock dbt-spark stages in a view named `<snapshot>__dbt_tmp`
+    # that every test in this Spark session would share.
     project.write(
-        "snapshots/snap.sql",
+        "snapshots/equiv.sql",
         f"""
-        {{% snapshot snap %}}
+        {{% snapshot equiv %}}
         {{{{ config(unique_key='id', {config}) }}}}
         select * from {source_schema}.src
         {{% endsnapshot %}}
@@ -204,19 +206,19 @@ def test_same_versions_as_dbt_own_snapshot_logic(
         for name, project in (("ours", ours), ("stock", stock)):
             runs[name].append(_run(project))
             # Which run opened and closed each version, from the table's state after each run.
-            for scd_id, is_open in _history_by_run(spark, project.table("snap")).items():
+            for scd_id, is_open in _history_by_run(spark, project.table("equiv")).items():
                 opened_by[name].setdefault(scd_id, number)
                 if not is_open:
                     closed_by[name].setdefault(scd_id, number)
 
-    ours_versions = _versions(spark, ours.table("snap"), runs["ours"], ours=True)
-    stock_versions = _versions(spark, stock.table("snap"), runs["stock"], ours=False)
+    ours_versions = _versions(spark, ours.table("equiv"), runs["ours"], ours=True)
+    stock_versions = _versions(spark, stock.table("equiv"), runs["stock"], ours=False)
     assert ours_versions == stock_versions
 
     # The run that opened and closed each version, as the table's states show it: ours must
     # match stock's version for version (versions keyed by their values and validity).
     def lifecycle(name: str, project: ScratchProject) -> list[tuple]:
-        table = project.table("snap")
+        table = project.table("equiv")
         found = []
         for r in spark.table(table).collect():
             key = (r.id, r.name, r.amount, str(r.updated_at), str(r.dbt_valid_from is None))
@@ -227,7 +229,7 @@ def test_same_versions_as_dbt_own_snapshot_logic(
     # Ours is laid out so that a run reads only the open versions.
     partitioning = [
         tuple(r)
-        for r in spark.sql(f"describe table {ours.table('snap')}").collect()
+        for r in spark.sql(f"describe table {ours.table('equiv')}").collect()
         if r[0] and not r[0].startswith("#")
     ]
     assert ("audit_update_process_id", "string", None) in partitioning[-1:]

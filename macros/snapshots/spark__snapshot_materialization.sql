@@ -119,26 +119,10 @@
 
     {% endif %}
 
-    {#- Iceberg's copy-on-write MERGE first runs the staging query once more, to find the data
-        files holding a match (Spark's row-level group filter), then rewrites only those. In
-        this layout nearly every file of the open partition holds a match, and the closed
-        ones are pruned by the merge condition, so that second run of the staging query (a
-        join of the source with the open versions) costs more than it saves. Off for the
-        merge, restored after it. #}
-    {% set group_filter = 'spark.sql.optimizer.runtime.rowLevelOperationGroupFilter.enabled' %}
-    {% set skip_group_filter = target_relation_exists and layout.managed %}
-    {% if skip_group_filter %}
-        {% set group_filter_before = run_query('set ' ~ group_filter).rows[0][1] %}
-        {% do run_query('set ' ~ group_filter ~ ' = false') %}
-    {% endif %}
-
     {% call statement('main') %}
         {{ final_sql }}
     {% endcall %}
 
-    {% if skip_group_filter %}
-        {% do run_query('set ' ~ group_filter ~ ' = ' ~ group_filter_before) %}
-    {% endif %}
 
     {% set should_revoke = should_revoke(target_relation_exists, full_refresh_mode) %}
     {% do apply_grants(target_relation, grant_config, should_revoke) %}
