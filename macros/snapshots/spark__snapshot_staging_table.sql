@@ -24,8 +24,8 @@
            grow with the length of the history. Where a new version's dbt_scd_id does not
            contain the run's time (timestamp strategy, or check with updated_at), dbt's MERGE
            skips an insert whose dbt_scd_id is already in the table (a key back with the
-           updated_at of a closed version); that one check reads the dbt_scd_id column of the
-           closed history;
+           updated_at of a closed version); that one check joins the dbt_scd_id column of the
+           closed history with the source's new ids;
         4. deletion records read the snapshotted columns through the adapter
            (adapter.get_columns_in_relation: on Spark the get_columns_in_relation macro returns
            raw `describe` rows without `.name`, https://github.com/dbt-labs/dbt-core/issues/11949);
@@ -149,16 +149,23 @@
     )
     {%- if not run_unique_scd_id %},
 
-    closed_scd_ids as (
+    {#- dbt's MERGE matches on dbt_scd_id: an insert whose id a closed version already has
+        (a key back with the updated_at of a closed version) is matched, and so dropped. The
+        ids both the source and the closed history have are found on the two id columns
+        alone, and are normally none; the staged rows are then filtered against that small
+        set without being shuffled. #}
+    colliding_scd_ids as (
 
-        select {{ columns.dbt_scd_id }} as scd_id
-        from {{ target_relation }}
-        where {{ audit.update_process_id }} is not null
+        select distinct closed.{{ columns.dbt_scd_id }} as scd_id
+        from {{ target_relation }} as closed
+        inner join source_data
+            on source_data.{{ columns.dbt_scd_id }} = closed.{{ columns.dbt_scd_id }}
+        where closed.{{ audit.update_process_id }} is not null
 
     )
     {%- endif %}
 
-    select
+    select {% if not run_unique_scd_id %}/*+ broadcast(colliding_scd_ids) */{% endif %}
         if(change_kind = 'deletion', 'insert', change_kind) as dbt_change_type,
         {%- for col_name in source_col_names %}
         {%- if col_name in snapshotted_cols %}
@@ -206,10 +213,8 @@
         {%- endfor %}
     from staged
     {%- if not run_unique_scd_id %}
-    {#- dbt's MERGE matches on dbt_scd_id: an insert whose id a closed version already has is
-        matched, and dropped. #}
-    left anti join closed_scd_ids
-        on closed_scd_ids.scd_id = if(staged.change_kind = 'insert', staged.s.{{ columns.dbt_scd_id }}, null)
+    left anti join colliding_scd_ids
+        on colliding_scd_ids.scd_id = if(staged.change_kind = 'insert', staged.s.{{ columns.dbt_scd_id }}, null)
     {%- endif %}
 
 {%- endmacro %}
