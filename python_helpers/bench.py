@@ -28,7 +28,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from python_helpers.lakehouse import ICEBERG_JAR_NAME, PROJECT_ROOT
+from python_helpers.lakehouse import ICEBERG_JAR_NAME, PROJECT_ROOT, physical_memory_bytes
 
 BENCHMARKS_FILE = PROJECT_ROOT / "BENCHMARKS.md"
 HEADER = """# Benchmarks
@@ -167,7 +167,7 @@ register(
 def machine_description(spark: SparkSession) -> str:
     """Cores, memory, CPU, versions, date and load: what makes figures comparable or not."""
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    memory = _meminfo_gib()
+    memory = _memory_gib()
     return (
         f"Machine: {os.cpu_count()} cores, {memory} memory, CPU {_cpu_model()}; "
         f"{platform.system()} {platform.release()}; Python {platform.python_version()}, "
@@ -306,14 +306,9 @@ def _cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def _meminfo_gib() -> str:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                return f"{int(line.split()[1]) / 1024**2:.1f} GiB"
-    except OSError:
-        pass
-    return "unknown"
+def _memory_gib() -> str:
+    memory = physical_memory_bytes()
+    return "unknown" if memory is None else f"{memory / 1024**3:.1f} GiB"
 
 
 def _java_version() -> str:

@@ -153,11 +153,12 @@ def spark_conf(include_jars: bool = True) -> dict[str, str]:
     return conf
 
 
-def _physical_memory_bytes() -> int:
+def physical_memory_bytes() -> int | None:
+    """This machine's memory, or None where the OS does not say."""
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
-        return 4 * 1024**3
+        return None
 
 
 def sizing_conf() -> dict[str, str]:
@@ -170,7 +171,8 @@ def sizing_conf() -> dict[str, str]:
     their real size. On a cluster, size executors instead (see README, "Sizing Spark").
     """
     cores = os.cpu_count() or 2
-    memory_gib = max(1, min(8, _physical_memory_bytes() // 4 // 1024**3))
+    memory = physical_memory_bytes() or 4 * 1024**3
+    memory_gib = max(1, min(8, memory // 4 // 1024**3))
     return {
         "spark.driver.memory": os.environ.get("LAKEHOUSE_DRIVER_MEMORY") or f"{memory_gib}g",
         "spark.sql.shuffle.partitions": os.environ.get("LAKEHOUSE_SHUFFLE_PARTITIONS")

@@ -39,6 +39,11 @@ def _partition_columns(project: ScratchProject) -> list[str]:
     return [n for n in names[names.index("# Partition Information") + 1 :] if not n.startswith("#")]
 
 
+def _snapshot_ids(project: ScratchProject) -> set[int]:
+    table = project.table("snap")
+    return {r.snapshot_id for r in project.spark.sql(f"select * from {table}.snapshots").collect()}
+
+
 def _files(project: ScratchProject, closed_by: str) -> set[str]:
     return {
         r.file_path
@@ -103,18 +108,13 @@ def test_table_built_before_the_layout_is_upgraded_in_place(dbt_project: Scratch
     dbt_project.spark.sql(f"create or replace table {table} using iceberg as select * from {table}")
     assert _partition_columns(dbt_project) == []
     before = history(dbt_project, "snap")
-    snapshots_before = {
-        r.snapshot_id for r in dbt_project.spark.sql(f"select * from {table}.snapshots").collect()
-    }
+    snapshots_before = _snapshot_ids(dbt_project)
 
     # Day 3 (1 renamed, 4 new): the run upgrades the table, then snapshots as usual.
     _source(dbt_project, [(1, "a3", T), (3, "c", T), (4, "d", T)])
     run3 = dbt_project.dbt("snapshot")
     assert _partition_columns(dbt_project) == ["audit_update_process_id"]
-    snapshots_after = {
-        r.snapshot_id for r in dbt_project.spark.sql(f"select * from {table}.snapshots").collect()
-    }
-    assert snapshots_before < snapshots_after, "the table's snapshot history is kept"
+    assert snapshots_before < _snapshot_ids(dbt_project), "the table's snapshot history is kept"
     rows = history(dbt_project, "snap")
     # Every version from before the upgrade is still there, unchanged but for a3's close.
     untouched = [r for r in before if r["name"] != "a2"]

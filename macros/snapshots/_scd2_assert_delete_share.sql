@@ -20,15 +20,7 @@
     {%- if limit >= 1 -%}{{ return(none) }}{%- endif -%}
 
     {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
-    {%- set audit = scd2_audit_column_names() -%}
     {%- set keys = strategy.unique_key if strategy.unique_key | is_list else [strategy.unique_key] -%}
-    {%- set is_open -%}
-        {%- if config.get('dbt_valid_to_current') -%}
-            ({{ columns.dbt_valid_to }} is null or {{ columns.dbt_valid_to }} = {{ config.get('dbt_valid_to_current') }})
-        {%- else -%}
-            {{ columns.dbt_valid_to }} is null
-        {%- endif -%}
-    {%- endset -%}
     {%- set count_sql -%}
         {#- Keys are compared as one 64-bit hash (xxhash64 of the key columns): the counts are
             a guard's estimate, and two keys sharing a hash (odds about 1 in 10^7 for a
@@ -36,8 +28,7 @@
         with open_versions as (
             select xxhash64({{ keys | join(', ') }}) as dbt_key_hash
             from {{ target_relation }}
-            where {{ audit.update_process_id }} is null
-                and {{ is_open }}
+            where {{ _scd2_open_version_sql() }}
             {%- if strategy.hard_deletes == 'new_record' %}
                 and {{ columns.dbt_is_deleted }} != 'True'
             {%- endif %}

@@ -75,16 +75,7 @@
             {{ unique_key_fields(strategy.unique_key) }},
             true as dbt_scd2_target_row
         from {{ target_relation }}
-        where
-            {{ audit.update_process_id }} is null
-            and
-            {% if config.get('dbt_valid_to_current') %}
-                {% set source_unique_key = columns.dbt_valid_to | trim %}
-                {% set target_unique_key = config.get('dbt_valid_to_current') | trim %}
-                ( {{ equals(source_unique_key, target_unique_key) }} or {{ source_unique_key }} is null )
-            {% else %}
-                {{ columns.dbt_valid_to }} is null
-            {% endif %}
+        where {{ _scd2_open_version_sql() }}
 
     ),
 
