@@ -5,7 +5,8 @@ back, a value turning NULL, a new source column) are snapshotted by this project
 dbt-spark (the same project without macros/snapshots: dbt-adapters' staging query,
 dbt-spark's MERGE and materialization; see REFERENCE_FIX for the one fix it gets). Both
 must hold the same versions: key, values, validity and dbt_is_deleted, and the same run
-opening and closing each. Run times differ
+opening and closing each, except where this project departs from dbt on purpose (see
+DEPARTURES). Run times differ
 between the two projects, so each timestamp a run wrote (validity of check-strategy versions,
 deletes) is replaced by the number of the run that wrote it; for ours, the audit columns must
 name those same runs.
@@ -80,6 +81,14 @@ DAYS: list[tuple[str, list[tuple]]] = [
     ),
 ]
 
+# Where this project departs from dbt on purpose (issue 11; README "Keys that come back"):
+# with the timestamp strategy, a key back after a delete with an updated_at from before the
+# delete (id 1, day 4) starts at the run's time instead of overlapping its deleted version,
+# and one back with the updated_at of its deleted version (id 2, day 3) is kept instead of
+# being dropped by dbt's MERGE (same dbt_scd_id). Those keys are compared row for row in
+# tests/test_snapshot_keys_back.py, not here.
+DEPARTURES = {"timestamp": {1, 2}}
+
 CONFIGS = {
     "check-invalidate": "strategy='check', check_cols='all', hard_deletes='invalidate'",
     "check-cols-new_record": (
@@ -144,9 +153,16 @@ def _run_of(value: Any, runs: list[Run]) -> Any:
     return value
 
 
-def _versions(spark: SparkSession, table: str, runs: list[Run], ours: bool) -> list[tuple]:
+def _departing_ids(config: str) -> set[int]:
+    return DEPARTURES["timestamp"] if "strategy='timestamp'" in config else set()
+
+
+def _versions(
+    spark: SparkSession, table: str, runs: list[Run], ours: bool, skip: set[int]
+) -> list[tuple]:
     rows = [r.asDict() for r in spark.table(table).collect()]
     assert len({r["dbt_scd_id"] for r in rows}) == len(rows), "dbt_scd_id not unique"
+    rows = [r for r in rows if r["id"] not in skip]
     numbers = {run.invocation_id: f"run {n}" for n, run in enumerate(runs, start=1)}
     versions = []
     for row in rows:
@@ -211,8 +227,9 @@ def test_same_versions_as_dbt_own_snapshot_logic(
                 if not is_open:
                     closed_by[name].setdefault(scd_id, number)
 
-    ours_versions = _versions(spark, ours.table("equiv"), runs["ours"], ours=True)
-    stock_versions = _versions(spark, stock.table("equiv"), runs["stock"], ours=False)
+    skip = _departing_ids(config)
+    ours_versions = _versions(spark, ours.table("equiv"), runs["ours"], ours=True, skip=skip)
+    stock_versions = _versions(spark, stock.table("equiv"), runs["stock"], ours=False, skip=skip)
     assert ours_versions == stock_versions
 
     # The run that opened and closed each version, as the table's states show it: ours must
@@ -221,6 +238,8 @@ def test_same_versions_as_dbt_own_snapshot_logic(
         table = project.table("equiv")
         found = []
         for r in spark.table(table).collect():
+            if r.id in skip:
+                continue
             key = (r.id, r.name, r.amount, str(r.updated_at))
             found.append((key, opened_by[name][r.dbt_scd_id], closed_by[name].get(r.dbt_scd_id)))
         return sorted(found, key=repr)

@@ -12,7 +12,9 @@
         'YYYY-MM-DD[ HH:MM:SS]' text, read as UTC.
         The time axis is the snapshot's validity: processing time for the check strategy;
         the source's updated_at for the timestamp strategy (hard deletes close at processing
-        time there too, as dbt does).
+        time there too, as dbt does, and a key back with an older updated_at starts at the
+        run's time: README, "When the source changes shape or keys come back"). The versions
+        of a key never overlap, so there is at most one row per key.
     -#}
     {%- set ctx = _scd2_history_context(relation, unique_key) -%}
     {%- set moment = _scd2_timestamp_sql(as_of) -%}

@@ -21,10 +21,10 @@
             {{ a.effective_end_ts }} as effective_end,
             {{ a.update_process_id }} as closed_by,
             lead({{ a.effective_start_ts }}) over (
-                partition by {{ ctx.key_list }} order by {{ a.effective_start_ts }}
+                partition by {{ ctx.key_list }} order by {{ a.effective_start_ts }}, {{ a.effective_end_ts }}
             ) as next_effective_start,
             lead({{ a.insert_process_id }}) over (
-                partition by {{ ctx.key_list }} order by {{ a.effective_start_ts }}
+                partition by {{ ctx.key_list }} order by {{ a.effective_start_ts }}, {{ a.effective_end_ts }}
             ) as next_inserted_by
         from versions
     ),

@@ -1,4 +1,4 @@
-{% macro _scd2_assert_delete_share(strategy, source_sql, target_relation) -%}
+{% macro _scd2_assert_delete_share(strategy, source_sql, target_relation, with_process_id=true) -%}
     {#-
         Guard against an empty or truncated extract: with hard deletes on, a source that
         arrives empty closes every open version as deleted, and the history is wrong from
@@ -28,7 +28,7 @@
         with open_versions as (
             select xxhash64({{ keys | join(', ') }}) as dbt_key_hash
             from {{ target_relation }}
-            where {{ _scd2_open_version_sql() }}
+            where {{ _scd2_open_version_sql(with_process_id=with_process_id) }}
             {%- if strategy.hard_deletes == 'new_record' %}
                 and {{ columns.dbt_is_deleted }} != 'True'
             {%- endif %}

@@ -1,15 +1,20 @@
 {% materialization snapshot, adapter='spark' %}
     {#-
         dbt-spark's snapshot materialization (dbt-spark 1.11), unchanged but for the table's
-        layout (_scd2_snapshot_layout):
+        layout (_scd2_snapshot_layout) and how a run changes its columns:
         - the first run creates an Iceberg snapshot table partitioned by the audit
           update_process_id column, so that later runs read and rewrite only the open
           versions (_scd2_create_snapshot_table_sql; stock: create_table_as, unpartitioned);
-        - an unpartitioned table built before that layout is upgraded in place by the first run
-          that meets it, once its source passed the checks: one `create or replace table ...
-          as select * from` itself, a single Iceberg commit that keeps every row and the
-          table's snapshot history, before the run's own merge.
-        Everything else (checks, staging view, new columns, MERGE, grants, docs, hooks) is
+        - a run whose source brings new columns or wider types (_scd2_schema_change), or that
+          meets an unpartitioned table built before that layout, writes the table as it
+          stands after the run's MERGE (_scd2_merge_as_select_sql) with one `create or
+          replace table ... as select`: one Iceberg commit that changes the columns, the
+          layout and the versions together and keeps the table's snapshot history. Stock
+          dbt-spark adds the columns with `alter table` before its MERGE, so a MERGE that
+          failed left them added; its column comparison is also case-sensitive, and a
+          Hive-backed staging view reports lower-case names, so upper-case meta column names
+          failed the second run (FIELDS_ALREADY_EXISTS).
+        Everything else (checks, staging view, MERGE, grants, docs, hooks) is
         dbt-spark's, through the macros it calls (spark_build_snapshot_staging_table,
         snapshot_merge_sql, ...), which this project overrides where its header says.
     -#}
@@ -55,6 +60,9 @@
 
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
+    {#- Before dbt's check strategy reads check_cols from the source. -#}
+    {% do _scd2_assert_source_columns(get_columns_in_query(model['compiled_code'])) %}
+
     {% set strategy_macro = strategy_dispatch(strategy_name) %}
     {% set strategy = strategy_macro(model, "snapshotted_data", "source_data", model['config'], target_relation_exists) %}
     {% set layout = _scd2_snapshot_layout(target_relation, target_relation_exists) %}
@@ -76,46 +84,45 @@
 
         {% set staging_table = spark_build_snapshot_staging_table(strategy, sql, target_relation) %}
 
-        {#- After the source checks (in the staging macro): a run that fails them changes
-            nothing, not even the layout. The staging view reads the table by name, so it reads
-            the upgraded table. #}
-        {% if layout.managed and not layout.partitioned %}
-            {% call statement('upgrade_snapshot_layout') %}
-                {{ _scd2_create_snapshot_table_sql(target_relation, 'select * from ' ~ target_relation) }}
-            {% endcall %}
-        {% endif %}
+        {#- After the source checks (in the staging macro), which fail before anything is
+            written. A run whose staging rows need new or wider columns, or that meets a
+            table built before the open-partition layout, rewrites the table in one commit
+            (`create or replace table ... as` the merged result): dbt's `alter table` before
+            its MERGE left the columns added when the MERGE then failed. Every other run is
+            dbt-spark's MERGE. -#}
+        {% set schema_change = _scd2_schema_change(staging_table, target_relation) %}
 
         -- this may no-op if the database does not require column expansion
         {% do adapter.expand_target_column_types(from_relation=staging_table,
                                                  to_relation=target_relation) %}
 
-        {% set missing_columns = adapter.get_missing_columns(staging_table, target_relation)
-                                     | rejectattr('name', 'equalto', 'dbt_change_type')
-                                     | rejectattr('name', 'equalto', 'DBT_CHANGE_TYPE')
-                                     | rejectattr('name', 'equalto', 'dbt_unique_key')
-                                     | rejectattr('name', 'equalto', 'DBT_UNIQUE_KEY')
-                                     | list %}
+        {% if schema_change.changed or (layout.managed and not layout.partitioned) %}
+            {% set merged_sql = _scd2_merge_as_select_sql(target_relation, staging_table, schema_change) %}
+            {% if layout.managed %}
+                {% set final_sql = _scd2_create_snapshot_table_sql(target_relation, merged_sql) %}
+            {% else %}
+                {% set final_sql = create_table_as(False, target_relation, merged_sql) %}
+            {% endif %}
+        {% else %}
+            {% set source_columns = adapter.get_columns_in_relation(staging_table)
+                                         | rejectattr('name', 'equalto', 'dbt_change_type')
+                                         | rejectattr('name', 'equalto', 'DBT_CHANGE_TYPE')
+                                         | rejectattr('name', 'equalto', 'dbt_unique_key')
+                                         | rejectattr('name', 'equalto', 'DBT_UNIQUE_KEY')
+                                         | list %}
 
-        {% do create_columns(target_relation, missing_columns) %}
+            {% set quoted_source_columns = [] %}
+            {% for column in source_columns %}
+                {% do quoted_source_columns.append(adapter.quote(column.name)) %}
+            {% endfor %}
 
-        {% set source_columns = adapter.get_columns_in_relation(staging_table)
-                                     | rejectattr('name', 'equalto', 'dbt_change_type')
-                                     | rejectattr('name', 'equalto', 'DBT_CHANGE_TYPE')
-                                     | rejectattr('name', 'equalto', 'dbt_unique_key')
-                                     | rejectattr('name', 'equalto', 'DBT_UNIQUE_KEY')
-                                     | list %}
-
-        {% set quoted_source_columns = [] %}
-        {% for column in source_columns %}
-            {% do quoted_source_columns.append(adapter.quote(column.name)) %}
-        {% endfor %}
-
-        {% set final_sql = snapshot_merge_sql(
-              target = target_relation,
-              source = staging_table,
-              insert_cols = quoted_source_columns
-           )
-        %}
+            {% set final_sql = snapshot_merge_sql(
+                  target = target_relation,
+                  source = staging_table,
+                  insert_cols = quoted_source_columns
+               )
+            %}
+        {% endif %}
 
     {% endif %}
 

@@ -33,25 +33,74 @@
            dbt_unique_key_N: dbt-spark's materialization filters only `dbt_unique_key` and
            `dbt_change_type` out of the columns it adds to the target, so with a list
            unique_key the second run added dbt_unique_key_1..N to the snapshot table
-           (https://github.com/dbt-labs/dbt-adapters/issues/2101).
+           (https://github.com/dbt-labs/dbt-adapters/issues/2101);
+        6. a column the snapshot table has and the source no longer returns is staged as NULL
+           (a deletion record keeps the deleted version's value): dbt's `insert *` needs every
+           column of the table, and failed with UNRESOLVED_COLUMN. dbt's check strategy
+           already compares only the columns the query returns, so a removal alone makes no
+           new version;
+        7. where validity follows the source's updated_at (the timestamp strategy, or check
+           with updated_at), dbt dates deletes (and deletion records) at the run's time and
+           everything else at the source's updated_at. So a key that comes back after a delete
+           with an updated_at before that run got a version starting before the deleted one
+           ended (two valid versions at once), and one that comes back with the updated_at of
+           a closed version got that version's dbt_scd_id and was silently dropped by the
+           MERGE. Here, for those strategies only:
+           - a new version starts at the source's updated_at, unless that is earlier than
+             the key's open version started or any of its closed versions ended (a key back
+             with an older updated_at, a late correction): it then starts when the run saw it,
+             the run's time (or that latest instant, if later). The version it replaces is
+             closed at that same instant;
+           - a new version whose dbt_scd_id a closed version of the key already has gets the
+             id hashed with the run's time, as dbt does for deletion records;
+           - the timestamp strategy's change test compares the source's updated_at with the
+             open version's dbt_updated_at (the source's updated_at it was built from) rather
+             than its dbt_valid_from: the two are equal except for a version moved later by
+             the first rule, whose later updates dbt's test would not see until updated_at
+             passed the run's time.
+           Deletes keep dbt's run time; the audit columns record every run's own time.
     -#}
     {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
     {%- set audit = scd2_audit_column_names() -%}
     {%- do _scd2_assert_source_keys(strategy, source_sql) -%}
-    {%- do _scd2_assert_delete_share(strategy, source_sql, target_relation) -%}
     {%- set source_col_names = get_columns_in_query(source_sql) -%}
     {%- set snapshotted_cols = get_list_of_column_names(adapter.get_columns_in_relation(target_relation)) -%}
+    {%- set snapshotted_lower = snapshotted_cols | map('lower') | list -%}
+    {#- A table built by stock dbt has no audit columns until this run adds them. -#}
+    {%- set has_process_id = (audit.update_process_id | lower) in snapshotted_lower -%}
+    {%- do _scd2_assert_delete_share(strategy, source_sql, target_relation, has_process_id) -%}
+    {%- set source_lower = source_col_names | map('lower') | list -%}
+    {%- set meta_lower = ((columns.values() | list) + (audit.values() | list)) | map('lower') | list -%}
+    {%- set removed_cols = [] -%}
+    {%- for col_name in snapshotted_cols
+            if col_name | lower not in source_lower and col_name | lower not in meta_lower -%}
+        {%- do removed_cols.append(col_name) -%}
+    {%- endfor -%}
     {%- set new_record = strategy.hard_deletes == 'new_record' -%}
     {%- set tracks_deletes = strategy.hard_deletes in ('invalidate', 'new_record') -%}
     {%- set now = snapshot_get_time() -%}
-    {%- set run_unique_scd_id = (strategy.updated_at | trim) == (now | trim) -%}
+    {#- Validity in business time: the strategy's updated_at is a source column, not the run's
+        time (which also makes dbt_scd_id not unique to the run). -#}
+    {%- set business_time = (strategy.updated_at | trim) != (now | trim) -%}
+    {%- set deleted_at = now -%}
+    {%- set row_changed = strategy.row_changed -%}
+    {%- if business_time -%}
+        {%- set latest = 'greatest(t.' ~ columns.dbt_valid_from ~ ', returning_keys.last_valid_to)' -%}
+        {%- set opened_at = 'if(s.' ~ columns.dbt_valid_from ~ ' >= ' ~ latest ~ ' or ' ~ latest
+            ~ ' is null, s.' ~ columns.dbt_valid_from ~ ', greatest(' ~ now ~ ', ' ~ latest ~ '))' -%}
+        {%- set row_changed = row_changed | replace(
+            'snapshotted_data.' ~ columns.dbt_valid_from ~ ' <',
+            'snapshotted_data.' ~ columns.dbt_updated_at ~ ' <') -%}
+    {%- else -%}
+        {%- set opened_at = 's.' ~ columns.dbt_valid_from -%}
+    {%- endif -%}
     {%- set open_events = {
-        'insert': _scd2_audit_exprs('open', valid_from='s.' ~ columns.dbt_valid_from),
-        'deletion': _scd2_audit_exprs('open', valid_from=now),
+        'insert': _scd2_audit_exprs('open', valid_from=opened_at),
+        'deletion': _scd2_audit_exprs('open', valid_from=deleted_at),
     } -%}
     {%- set close_events = {
-        'update': _scd2_audit_exprs('close', valid_to='s.' ~ columns.dbt_updated_at),
-        'delete': _scd2_audit_exprs('close', valid_to=now),
+        'update': _scd2_audit_exprs('close', valid_to=opened_at),
+        'delete': _scd2_audit_exprs('close', valid_to=deleted_at),
     } -%}
     {%- set latest_is_deleted -%}
         snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'
@@ -75,7 +124,7 @@
             {{ unique_key_fields(strategy.unique_key) }},
             true as dbt_scd2_target_row
         from {{ target_relation }}
-        where {{ _scd2_open_version_sql() }}
+        where {{ _scd2_open_version_sql(with_process_id=has_process_id) }}
 
     ),
 
@@ -101,12 +150,12 @@
             coalesce(source_data.dbt_scd2_source_row and (
                 {{ unique_key_is_null(strategy.unique_key, "snapshotted_data") }}
                 or ({{ unique_key_is_not_null(strategy.unique_key, "snapshotted_data") }} and (
-                    {{ strategy.row_changed }} {%- if new_record %} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'{% endif %}
+                    {{ row_changed }} {%- if new_record %} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'{% endif %}
                 ))
             ), false) as is_insert,
             {#- dbt's updates: source join snapshotted_data #}
             coalesce(source_data.dbt_scd2_source_row and snapshotted_data.dbt_scd2_target_row and (
-                {{ strategy.row_changed }} {%- if new_record %} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'{% endif %}
+                {{ row_changed }} {%- if new_record %} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'{% endif %}
             ), false) as is_update,
             {#- dbt's deletes and deletion records: snapshotted_data left join source #}
             {%- if tracks_deletes %}
@@ -138,51 +187,84 @@
         where change_kind is not null
 
     )
-    {%- if not run_unique_scd_id %},
+    {%- if business_time %},
 
-    {#- dbt's MERGE matches on dbt_scd_id: an insert whose id a closed version already has
-        (a key back with the updated_at of a closed version) is matched, and so dropped. The
-        ids both the source and the closed history have are found on the two id columns
-        alone, and are normally none; the staged rows are then filtered against that small
-        set without being shuffled. #}
-    colliding_scd_ids as (
+    {#- Keys with no open version (or, for new_record, an open deletion record) that the
+        run opens again: when their closed versions ended, and which ids those had. Read
+        from the closed partitions, on the key columns and two metadata columns alone. #}
+    reopened_keys as (
 
-        select distinct closed.{{ columns.dbt_scd_id }} as scd_id
+        select s.*
+        from staged
+        where change_kind = 'insert'
+            and (t.dbt_scd2_target_row is null
+                {%- if new_record %} or t.{{ columns.dbt_is_deleted }} = 'True'{% endif %})
+
+    ),
+
+    returning_keys as (
+
+        select
+            {{ unique_key_fields(strategy.unique_key) }},
+            max(closed.{{ columns.dbt_valid_to }}) as last_valid_to,
+            collect_set(closed.{{ columns.dbt_scd_id }}) as closed_scd_ids
         from {{ target_relation }} as closed
-        inner join source_data
-            on source_data.{{ columns.dbt_scd_id }} = closed.{{ columns.dbt_scd_id }}
-        where closed.{{ audit.update_process_id }} is not null
+        where
+            {%- if has_process_id %} closed.{{ audit.update_process_id }} is not null
+            {%- else %} not ({{ _scd2_open_version_sql('closed', false) }})
+            {%- endif %}
+        group by all
+
+    ),
+
+    returning_reopened as (
+
+        select returning_keys.*
+        from returning_keys
+        left semi join reopened_keys
+            on {{ unique_key_join_on(strategy.unique_key, "returning_keys", "reopened_keys") }}
 
     )
     {%- endif %}
 
-    select {% if not run_unique_scd_id %}/*+ broadcast(colliding_scd_ids) */{% endif %}
+    select {% if business_time %}/*+ broadcast(returning_keys) */{% endif %}
         if(change_kind = 'deletion', 'insert', change_kind) as dbt_change_type,
         {%- for col_name in source_col_names %}
-        {%- if col_name in snapshotted_cols %}
+        {%- if col_name | lower in snapshotted_lower %}
         if(change_kind = 'deletion', t.{{ adapter.quote(col_name) }}, s.{{ adapter.quote(col_name) }}) as {{ adapter.quote(col_name) }},
         {%- else %}
         s.{{ adapter.quote(col_name) }} as {{ adapter.quote(col_name) }},
         {%- endif %}
         {%- endfor %}
+        {%- for col_name in removed_cols %}
+        if(change_kind = 'deletion', t.{{ adapter.quote(col_name) }}, null) as {{ adapter.quote(col_name) }},
+        {%- endfor %}
         case change_kind
             when 'insert' then s.{{ columns.dbt_updated_at }}
             when 'update' then s.{{ columns.dbt_updated_at }}
-            else {{ now }}
+            else {{ deleted_at }}
         end as {{ columns.dbt_updated_at }},
         case change_kind
-            when 'insert' then s.{{ columns.dbt_valid_from }}
+            when 'insert' then {{ opened_at }}
             when 'update' then s.{{ columns.dbt_valid_from }}
-            else {{ now }}
+            else {{ deleted_at }}
         end as {{ columns.dbt_valid_from }},
         case change_kind
             when 'insert' then s.{{ columns.dbt_valid_to }}
-            when 'update' then s.{{ columns.dbt_updated_at }}
-            when 'delete' then {{ now }}
+            when 'update' then {{ opened_at }}
+            when 'delete' then {{ deleted_at }}
             else t.{{ columns.dbt_valid_to }}
         end as {{ columns.dbt_valid_to }},
         case change_kind
+            {%- if business_time %}
+            when 'insert' then if(
+                array_contains(returning_keys.closed_scd_ids, s.{{ columns.dbt_scd_id }}),
+                {{ snapshot_hash_arguments(['s.' ~ columns.dbt_scd_id, now]) }},
+                s.{{ columns.dbt_scd_id }}
+            )
+            {%- else %}
             when 'insert' then s.{{ columns.dbt_scd_id }}
+            {%- endif %}
             {%- if new_record %}
             when 'deletion' then {{ snapshot_hash_arguments(['t.' ~ columns.dbt_scd_id, now]) }}
             {%- endif %}
@@ -203,9 +285,9 @@
         end as {{ name }}{{ ',' if not loop.last }}
         {%- endfor %}
     from staged
-    {%- if not run_unique_scd_id %}
-    left anti join colliding_scd_ids
-        on colliding_scd_ids.scd_id = if(staged.change_kind = 'insert', staged.s.{{ columns.dbt_scd_id }}, null)
+    {%- if business_time %}
+    left join returning_reopened as returning_keys
+        on {{ unique_key_join_on(strategy.unique_key, "returning_keys", "staged.s") }}
     {%- endif %}
 
 {%- endmacro %}

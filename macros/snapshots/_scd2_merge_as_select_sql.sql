@@ -1,0 +1,113 @@
+{% macro _scd2_merge_as_select_sql(target_relation, staging_relation, schema_change) -%}
+    {#-
+        The whole snapshot table after this run's MERGE (spark__snapshot_merge_sql), as one
+        select, for a run that must also change the table's columns: `create or replace
+        table ... as` this select then changes the schema and writes the run's versions in a
+        single Iceberg commit, so that a run that fails writes nothing, not even a column
+        (dbt adds the columns with `alter table` first, then merges).
+        It reproduces the MERGE clause by clause:
+        - `when matched ... then update`: a version in the open partition and open, whose
+          dbt_scd_id a staged 'update' or 'delete' row has, takes that row's closing columns
+          (dbt_valid_to and the audit update columns);
+        - `when not matched ... then insert *`: a staged 'insert' row whose dbt_scd_id no
+          version in the open partition has is added;
+        - every other version is kept as it is.
+        Columns: the table's, in its order, with the types _scd2_schema_change widened, then
+        the added ones (NULL in the versions already there).
+    -#}
+    {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
+    {%- set audit = scd2_audit_column_names() -%}
+    {%- set closing = [columns.dbt_valid_to, audit.update_process_id, audit.update_ts, audit.effective_end_ts]
+        | map('lower') | list -%}
+    {%- set staged_types = {} -%}
+    {%- for col in adapter.get_columns_in_relation(staging_relation) -%}
+        {%- do staged_types.update({col.name | lower: col.dtype}) -%}
+    {%- endfor -%}
+    {%- set target_columns = adapter.get_columns_in_relation(target_relation) -%}
+    {%- set has_process_id = (audit.update_process_id | lower)
+        in (target_columns | map(attribute='name') | map('lower') | list) -%}
+    {%- set outputs = [] -%}
+    {%- for col in target_columns -%}
+        {%- do outputs.append({
+            'name': adapter.quote(col.name),
+            'lower': col.name | lower,
+            'type': schema_change.widened.get(col.name | lower, col.dtype),
+            'widened': (col.name | lower) in schema_change.widened,
+            'added': false,
+        }) -%}
+    {%- endfor -%}
+    {%- for col in schema_change.added -%}
+        {%- do outputs.append({
+            'name': adapter.quote(col.name),
+            'lower': col.name | lower,
+            'type': col.dtype,
+            'widened': false,
+            'added': true,
+        }) -%}
+    {%- endfor -%}
+    {%- set scd_id = columns.dbt_scd_id -%}
+
+    with snapshot_table as (
+
+        select * from {{ target_relation }}
+
+    ),
+
+    staged as (
+
+        select * from {{ staging_relation }}
+
+    ),
+
+    closing_rows as (
+
+        select * from staged
+        where dbt_change_type in ('update', 'delete')
+
+    ),
+
+    kept_versions as (
+
+        select
+            {%- for col in outputs %}
+            {#- Added columns are NULL in the versions already there, except the closing
+                metadata of the versions this run closes (a table built by stock dbt gets the
+                audit columns on this run). -#}
+            {%- set value = ('cast(null as ' ~ col.type ~ ')') if col.added else ('snapshot_table.' ~ col.name) -%}
+            {%- if col.lower in closing -%}
+                {%- set value = 'if(closing_rows.' ~ scd_id ~ ' is null, ' ~ value ~ ', closing_rows.' ~ col.name ~ ')' -%}
+            {%- endif %}
+            {% if col.widened %}cast({{ value }} as {{ col.type }}){% else %}{{ value }}{% endif %} as {{ col.name }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from snapshot_table
+        left join closing_rows
+            on closing_rows.{{ scd_id }} = snapshot_table.{{ scd_id }}
+            and {{ _scd2_open_version_sql('snapshot_table', has_process_id) }}
+
+    ),
+
+    inserted_versions as (
+
+        select
+            {%- for col in outputs %}
+            {%- if col.lower in staged_types %}
+            {%- set same = staged_types[col.lower] | lower | replace(' ', '') == col.type | lower | replace(' ', '') %}
+            {% if same %}staged.{{ col.name }}{% else %}cast(staged.{{ col.name }} as {{ col.type }}){% endif %} as {{ col.name }}
+            {%- else %}
+            cast(null as {{ col.type }}) as {{ col.name }}
+            {%- endif %}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from staged
+        left anti join snapshot_table
+            on snapshot_table.{{ scd_id }} = staged.{{ scd_id }}
+            {%- if has_process_id %}
+            and snapshot_table.{{ audit.update_process_id }} is null
+            {%- endif %}
+        where staged.dbt_change_type = 'insert'
+
+    )
+
+    select * from kept_versions
+    union all
+    select * from inserted_versions
+{%- endmacro %}

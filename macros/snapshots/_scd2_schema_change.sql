@@ -1,0 +1,51 @@
+{% macro _scd2_schema_change(staging_relation, target_relation) -%}
+    {#-
+        How the snapshot table's columns must change for this run's staging rows, compared
+        by name without regard to case (Spark's own rule; a Hive-backed view reports its
+        columns in lower case, so dbt's case-sensitive get_missing_columns took an upper-case
+        meta column for a new one and failed with FIELDS_ALREADY_EXISTS):
+        - added: staging columns the table lacks (a new source column);
+        - widened: {lower-case name: type} for table columns whose type must widen to hold
+          the source's values, as Iceberg allows it in place: int to bigint, float to double,
+          a decimal to a larger precision at the same scale;
+        - changed: whether either applies (the run then rebuilds the table in one commit,
+          see spark__snapshot_materialization).
+        A source type the table's column holds as it is (a narrower int, float into double, a
+        decimal that fits) changes nothing: values are cast on insert. Any other type change
+        fails here, before anything is written, naming the column and both types.
+    -#}
+    {%- set ignored = ['dbt_change_type', 'dbt_unique_key'] -%}
+    {%- set target_types = {} -%}
+    {%- for col in adapter.get_columns_in_relation(target_relation) -%}
+        {%- do target_types.update({col.name | lower: col.dtype}) -%}
+    {%- endfor -%}
+    {%- set change = {'added': [], 'widened': {}, 'changed': false} -%}
+    {%- set incompatible = [] -%}
+    {%- for col in adapter.get_columns_in_relation(staging_relation)
+            if (col.name | lower) not in ignored -%}
+        {%- set name = col.name | lower -%}
+        {%- if name not in target_types -%}
+            {%- do change.added.append(col) -%}
+        {%- else -%}
+            {%- set verdict = _scd2_type_change(target_types[name], col.dtype) -%}
+            {%- if verdict == 'widen' -%}
+                {%- do change.widened.update({name: col.dtype}) -%}
+            {%- elif verdict == 'incompatible' -%}
+                {%- do incompatible.append(col.name ~ " is " ~ target_types[name]
+                    ~ " in the snapshot table but " ~ col.dtype ~ " in the snapshot's query") -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if incompatible -%}
+        {%- do adapter.drop_relation(staging_relation) -%}
+        {{ exceptions.raise_compiler_error(
+            "Snapshot '" ~ model.name ~ "': a source column changed type in a way the history "
+            ~ "cannot follow: " ~ incompatible | join('; ') ~ ". In place, a snapshot column "
+            ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
+            ~ "at the same scale). Nothing was written; the snapshot table is unchanged. Cast "
+            ~ "the column back to the table's type in the snapshot's select, or select the new "
+            ~ "values under a new column name.") }}
+    {%- endif -%}
+    {%- do change.update({'changed': (change.added | length > 0) or (change.widened | length > 0)}) -%}
+    {{ return(change) }}
+{%- endmacro %}

@@ -1,0 +1,39 @@
+{% macro _scd2_type_change(table_type, source_type) -%}
+    {#-
+        What a snapshot column of `table_type` needs to take values of `source_type`:
+        'same', 'fits' (cast on insert, no loss: a narrower integer, float into double, int
+        into double, an integer or decimal into a decimal with room for it, char/varchar into
+        string), 'widen'
+        (Iceberg's in-place promotions: int to bigint, float to double, decimal(P,S) to
+        decimal(P2,S) with P2 > P) or 'incompatible'.
+    -#}
+    {%- set t = table_type | lower | replace(' ', '') -%}
+    {%- set s = source_type | lower | replace(' ', '') -%}
+    {%- set int_rank = {'tinyint': 1, 'byte': 1, 'smallint': 2, 'short': 2, 'int': 3, 'integer': 3, 'bigint': 4, 'long': 4} -%}
+    {%- set int_digits = {1: 3, 2: 5, 3: 10, 4: 19} -%}
+    {%- if t == s -%}{{ return('same') }}{%- endif -%}
+    {%- set t_dec = t.startswith('decimal(') -%}
+    {%- set s_dec = s.startswith('decimal(') -%}
+    {%- if t_dec -%}
+        {%- set t_p, t_s = t[8:-1].split(',')[0] | int, t[8:-1].split(',')[1] | int -%}
+    {%- endif -%}
+    {%- if s_dec -%}
+        {%- set s_p, s_s = s[8:-1].split(',')[0] | int, s[8:-1].split(',')[1] | int -%}
+    {%- endif -%}
+    {%- if t == 'string' and (s.startswith('varchar(') or s.startswith('char(')) -%}
+        {{ return('fits') }}
+    {%- elif s in int_rank and t in int_rank -%}
+        {%- if int_rank[s] <= int_rank[t] -%}{{ return('fits') }}{%- endif -%}
+        {%- if int_rank[t] <= 3 and int_rank[s] == 4 -%}{{ return('widen') }}{%- endif -%}
+    {%- elif t == 'double' and (s == 'float' or (s in int_rank and int_rank[s] <= 3)) -%}
+        {{ return('fits') }}
+    {%- elif t == 'float' and s == 'double' -%}
+        {{ return('widen') }}
+    {%- elif t_dec and s_dec -%}
+        {%- if s_s <= t_s and (s_p - s_s) <= (t_p - t_s) -%}{{ return('fits') }}{%- endif -%}
+        {%- if s_s == t_s and s_p > t_p -%}{{ return('widen') }}{%- endif -%}
+    {%- elif t_dec and s in int_rank -%}
+        {%- if int_digits[int_rank[s]] <= t_p - t_s -%}{{ return('fits') }}{%- endif -%}
+    {%- endif -%}
+    {{ return('incompatible') }}
+{%- endmacro %}

@@ -1,0 +1,406 @@
+"""History that stays right when the source changes shape (issue 11).
+
+Each test runs source, snapshot, change, snapshot on real dbt + Spark + Iceberg, with the
+expected versions stated for every step. Sources are Iceberg tables written by Spark, so that
+each day's column types are exactly the ones stated.
+"""
+
+from __future__ import annotations
+
+import shutil
+from datetime import datetime
+from decimal import Decimal
+
+import pytest
+
+from python_helpers.dbt_invoke import DbtStepError
+from python_helpers.scratch import ScratchProject
+from tests.snapshot_helpers import assert_closed, assert_open, history
+from tests.test_reliability import (
+    all_rows,
+    assert_generic_tests_pass,
+    iceberg_commits,
+    write_source,
+    write_table_snapshot,
+)
+
+T = datetime.fromisoformat
+D = Decimal
+WITH_REGION = "id int, name string, amount int, updated_at timestamp, region string"
+WITHOUT_REGION = "id int, name string, amount int, updated_at timestamp"
+
+CONFIGS = {
+    "check-invalidate": "strategy='check', check_cols='all', hard_deletes='invalidate'",
+    "check-new_record": "strategy='check', check_cols='all', hard_deletes='new_record'",
+    "check-ignore": "strategy='check', check_cols='all', hard_deletes='ignore'",
+    "timestamp-invalidate": (
+        "strategy='timestamp', updated_at='updated_at', hard_deletes='invalidate'"
+    ),
+    "timestamp-new_record": (
+        "strategy='timestamp', updated_at='updated_at', hard_deletes='new_record'"
+    ),
+}
+
+
+def _columns(project: ScratchProject, table: str = "snap") -> dict[str, str]:
+    return {
+        f.name: f.dataType.simpleString() for f in project.spark.table(project.table(table)).schema
+    }
+
+
+def _versions(project: ScratchProject, *fields: str) -> list[tuple]:
+    rows = history(project, "snap")
+    return [
+        (*(r[f] for f in fields), r["dbt_valid_to"] is None, r.get("dbt_is_deleted")) for r in rows
+    ]
+
+
+# --- a column removed from the source ----------------------------------------------------
+
+
+@pytest.mark.parametrize("config", list(CONFIGS.values()), ids=list(CONFIGS))
+def test_removed_column_stays_and_new_versions_carry_null(
+    dbt_project: ScratchProject, config: str
+) -> None:
+    write_table_snapshot(dbt_project, f"unique_key='id', {config}")
+    new_record = "new_record" in config
+    live = "False" if new_record else None
+
+    # Day 1: three keys, each with a region.
+    write_source(
+        dbt_project,
+        [
+            (1, "a", 10, T("2024-01-01"), "eu"),
+            (2, "b", 20, T("2024-01-01"), "us"),
+            (3, "c", 30, T("2024-01-01"), "eu"),
+        ],
+        WITH_REGION,
+    )
+    run1 = dbt_project.dbt("snapshot")
+
+    # Day 2: the source has lost `region`; 1 updated, 2 unchanged, 3 deleted, 4 new.
+    write_source(
+        dbt_project,
+        [
+            (1, "a", 11, T("2024-01-02")),
+            (2, "b", 20, T("2024-01-01")),
+            (4, "d", 40, T("2024-01-02")),
+        ],
+        WITHOUT_REGION,
+    )
+    run2 = dbt_project.dbt("snapshot")
+    assert "region" in _columns(dbt_project)
+    expected = [
+        (1, 10, "eu", False, live),
+        (1, 11, None, True, live),  # new version: NULL in the removed column
+        (2, 20, "us", True, live),  # removing a column alone makes no new version
+    ]
+    if "ignore" in config:
+        expected.append((3, 30, "eu", True, live))  # deletes ignored
+    else:
+        expected.append((3, 30, "eu", False, live))
+        if new_record:
+            # The deletion record keeps the deleted version's values, region included.
+            expected.append((3, 30, "eu", True, "True"))
+    expected.append((4, 40, None, True, live))
+    rows = history(dbt_project, "snap")
+    assert _versions(dbt_project, "id", "amount", "region") == expected
+    assert_closed(rows[0], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[1], run2.invocation_id)
+    assert_open(rows[2], run1.invocation_id)
+
+    # Day 3: still without region, 2 updated: the runs go on.
+    write_source(
+        dbt_project,
+        [
+            (1, "a", 11, T("2024-01-02")),
+            (2, "b", 21, T("2024-01-03")),
+            (4, "d", 40, T("2024-01-02")),
+        ],
+        WITHOUT_REGION,
+    )
+    run3 = dbt_project.dbt("snapshot")
+    twos = [r for r in history(dbt_project, "snap") if r["id"] == 2]
+    assert [(r["amount"], r["region"], r["dbt_valid_to"] is None) for r in twos] == [
+        (20, "us", False),
+        (21, None, True),
+    ]
+    assert_closed(twos[0], run1.invocation_id, run3.invocation_id)
+    assert_open(twos[1], run3.invocation_id)
+    assert_generic_tests_pass(dbt_project)
+
+
+def test_check_cols_naming_a_removed_column_fails_clearly(dbt_project: ScratchProject) -> None:
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='check', check_cols=['amount', 'region'], "
+        "hard_deletes='invalidate'",
+    )
+    write_source(dbt_project, [(1, "a", 10, T("2024-01-01"), "eu")], WITH_REGION)
+    dbt_project.dbt("snapshot")
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+
+    write_source(dbt_project, [(1, "a", 11, T("2024-01-02"))], WITHOUT_REGION)
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    message = str(failure.value)
+    assert "check_cols names region" in message
+    assert "does not return" in message
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
+
+
+# --- a new column, and a run that fails after the source checks --------------------------
+
+CHECK = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"
+GUARDED = """
+select *,
+    cast(case when amount < 0 then raise_error('negative amount in the extract') end as string)
+        as amount_check
+from {{ target.schema }}.src
+"""
+
+
+def _write_guarded_snapshot(project: ScratchProject) -> None:
+    write_table_snapshot(project, CHECK)  # its generic tests; the select is replaced below
+    project.write(
+        "snapshots/snap.sql",
+        "{% snapshot snap %}\n{{ config(" + CHECK + ") }}\n" + GUARDED + "{% endsnapshot %}\n",
+    )
+
+
+def test_failed_run_with_a_new_column_adds_nothing(dbt_project: ScratchProject) -> None:
+    _write_guarded_snapshot(dbt_project)
+    write_source(
+        dbt_project,
+        [(1, "a", 10, T("2024-01-01")), (2, "b", 20, T("2024-01-01"))],
+        WITHOUT_REGION,
+    )
+    run1 = dbt_project.dbt("snapshot")
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+    columns_before = _columns(dbt_project)
+
+    # Day 2 brings `region` and a value that fails the run once its rows are written.
+    write_source(
+        dbt_project,
+        [(1, "a", 11, T("2024-01-02"), "eu"), (2, "b", -1, T("2024-01-02"), "us")],
+        WITH_REGION,
+    )
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    assert "negative amount in the extract" in str(failure.value)
+    # Nothing changed: no column, no row, no Iceberg commit.
+    assert _columns(dbt_project) == columns_before
+    assert "region" not in columns_before
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
+
+    # The extract fixed: the column arrives with the day's versions, in one commit.
+    write_source(
+        dbt_project,
+        [(1, "a", 11, T("2024-01-02"), "eu"), (2, "b", 20, T("2024-01-01"), "us")],
+        WITH_REGION,
+    )
+    run3 = dbt_project.dbt("snapshot")
+    assert iceberg_commits(dbt_project) == commits + 1
+    rows = history(dbt_project, "snap")
+    # dbt's check strategy with check_cols='all': a run that brings a column counts every
+    # row as changed (dbt's rule, kept).
+    assert [(r["id"], r["amount"], r["region"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10, None, False),
+        (1, 11, "eu", True),
+        (2, 20, None, False),
+        (2, 20, "us", True),
+    ]
+    assert_closed(rows[0], run1.invocation_id, run3.invocation_id)
+    assert_open(rows[1], run3.invocation_id)
+    # The layout survives the rewrite: open versions still in a partition of their own.
+    partitions = {
+        r[0]
+        for r in dbt_project.spark.sql(
+            f"select partition.audit_update_process_id from {dbt_project.table('snap')}.partitions"
+        ).collect()
+    }
+    assert partitions == {None, run3.invocation_id}
+    assert_generic_tests_pass(dbt_project)
+
+
+# --- types that change -------------------------------------------------------------------
+
+
+def test_widened_and_incompatible_types(dbt_project: ScratchProject) -> None:
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
+    )
+    ddl = "id int, amount {amount}, price {price}, rate {rate}"
+    # Day 1: int, float, decimal(5,2).
+    write_source(
+        dbt_project,
+        [(1, 10, 1.5, D("1.25")), (2, 20, 2.5, D("2.50"))],
+        ddl.format(amount="int", price="float", rate="decimal(5,2)"),
+    )
+    run1 = dbt_project.dbt("snapshot")
+    assert {k: _columns(dbt_project)[k] for k in ("amount", "price", "rate")} == {
+        "amount": "int",
+        "price": "float",
+        "rate": "decimal(5,2)",
+    }
+
+    # Day 2: bigint, double, decimal(12,2); id 2 gets values only the wider types hold.
+    write_source(
+        dbt_project,
+        [(1, 10, 1.5, D("1.25")), (2, 3_000_000_000, 2.123456789, D("1234567890.12"))],
+        ddl.format(amount="bigint", price="double", rate="decimal(12,2)"),
+    )
+    run2 = dbt_project.dbt("snapshot")
+    assert {k: _columns(dbt_project)[k] for k in ("amount", "price", "rate")} == {
+        "amount": "bigint",
+        "price": "double",
+        "rate": "decimal(12,2)",
+    }
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], str(r["rate"]), r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10, "1.25", True),
+        (2, 20, "2.50", False),
+        (2, 3_000_000_000, "1234567890.12", True),
+    ]
+    assert rows[2]["price"] == pytest.approx(2.123456789, abs=1e-12)
+    assert_open(rows[0], run1.invocation_id)
+    assert_closed(rows[1], run1.invocation_id, run2.invocation_id)
+
+    # Day 3: the source narrows again (int, float): values fit, the table keeps its types.
+    write_source(
+        dbt_project,
+        [(1, 11, 1.5, D("1.25")), (2, 3, 2.5, D("2.50"))],
+        ddl.format(amount="int", price="float", rate="decimal(5,2)"),
+    )
+    dbt_project.dbt("snapshot")
+    assert _columns(dbt_project)["amount"] == "bigint"
+    assert sorted(
+        (r["id"], r["amount"]) for r in history(dbt_project, "snap") if r["dbt_valid_to"] is None
+    ) == [(1, 11), (2, 3)]
+
+    # Day 4: amount becomes a string: no in-place change can hold it. Clear error, nothing
+    # written.
+    before, commits, types = (
+        all_rows(dbt_project),
+        iceberg_commits(dbt_project),
+        _columns(dbt_project),
+    )
+    write_source(
+        dbt_project,
+        [(1, "eleven", 1.5, D("1.25")), (2, "3", 2.5, D("2.50"))],
+        ddl.format(amount="string", price="float", rate="decimal(5,2)"),
+    )
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    message = str(failure.value)
+    assert "amount is bigint in the snapshot table but string in the snapshot's query" in message
+    assert "Nothing was written" in message
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
+    assert _columns(dbt_project) == types
+
+
+# --- upper-case meta column names --------------------------------------------------------
+
+
+def test_upper_case_meta_column_names(dbt_project: ScratchProject) -> None:
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate', "
+        "snapshot_meta_column_names={'dbt_valid_to': 'TEST_VALID_TO', "
+        "'dbt_valid_from': 'Test_Valid_From', 'dbt_scd_id': 'TEST_SCD_ID', "
+        "'dbt_updated_at': 'TEST_UPDATED_AT'}",
+    )
+    spark = dbt_project.spark
+
+    def versions() -> list[tuple]:
+        return [
+            (r.id, r.amount, r.TEST_VALID_TO is None, r.audit_insert_process_id)
+            for r in spark.sql(
+                f"select * from {dbt_project.table('snap')} order by id, test_valid_from"
+            ).collect()
+        ]
+
+    write_source(dbt_project, [(1, "a", 10, T("2024-01-01")), (2, "b", 20, T("2024-01-01"))])
+    run1 = dbt_project.dbt("snapshot")
+    names = list(_columns(dbt_project))
+    assert {"TEST_VALID_TO", "Test_Valid_From", "TEST_SCD_ID", "TEST_UPDATED_AT"} <= set(names)
+    assert not {"dbt_valid_to", "test_valid_to"} & set(names)
+
+    write_source(dbt_project, [(1, "a", 11, T("2024-01-02")), (3, "c", 30, T("2024-01-02"))])
+    run2 = dbt_project.dbt("snapshot")
+    write_source(dbt_project, [(1, "a", 12, T("2024-01-03")), (3, "c", 30, T("2024-01-02"))])
+    run3 = dbt_project.dbt("snapshot")
+    assert list(_columns(dbt_project)) == names  # no column added twice, none in lower case
+    assert versions() == [
+        (1, 10, False, run1.invocation_id),
+        (1, 11, False, run2.invocation_id),
+        (1, 12, True, run3.invocation_id),
+        (2, 20, False, run1.invocation_id),
+        (3, 30, True, run2.invocation_id),
+    ]
+
+
+def test_meta_column_name_clashing_with_a_source_column_fails_clearly(
+    dbt_project: ScratchProject,
+) -> None:
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='timestamp', updated_at='updated_at', "
+        "snapshot_meta_column_names={'dbt_updated_at': 'UPDATED_AT'}",
+    )
+    write_source(dbt_project, [(1, "a", 10, T("2024-01-01"))])
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    message = str(failure.value)
+    assert "named like the metadata columns the snapshot adds: UPDATED_AT" in message
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("snap"))
+
+
+def test_table_built_by_stock_dbt_gets_the_metadata_columns(
+    dbt_project: ScratchProject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A snapshot table built by stock dbt-spark (no metadata columns, unpartitioned): the
+    first run with these macros adds the columns, lays the table out and records its own
+    versions' metadata, in one commit."""
+    stock = ScratchProject(
+        tmp_path_factory.mktemp("stock_built"), dbt_project.schema, dbt_project.spark
+    )
+    shutil.rmtree(stock.root / "macros" / "snapshots")
+    stock.write(
+        "snapshots/snap.sql",
+        "{% snapshot snap %}\n{{ config(" + CHECK + ") }}\n"
+        "select * from {{ target.schema }}.src\n{% endsnapshot %}\n",
+    )
+    write_table_snapshot(dbt_project, CHECK)
+    write_source(dbt_project, [(1, "a", 10, T("2024-01-01")), (2, "b", 20, T("2024-01-01"))])
+    stock.dbt("snapshot")
+    assert "audit_insert_process_id" not in _columns(dbt_project)
+    commits = iceberg_commits(dbt_project)
+
+    write_source(dbt_project, [(1, "a", 11, T("2024-01-02")), (2, "b", 20, T("2024-01-01"))])
+    run2 = dbt_project.dbt("snapshot")
+    assert iceberg_commits(dbt_project) == commits + 1
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10, False),
+        (1, 11, True),
+        (2, 20, True),
+    ]
+    # The version this run closed carries the closing metadata; the one it opened, the
+    # opening metadata. Versions the stock run wrote have no insert metadata (NULL).
+    assert rows[0]["audit_update_process_id"] == run2.invocation_id
+    assert rows[0]["effective_end_ts"] == rows[0]["dbt_valid_to"]
+    assert rows[0]["audit_insert_process_id"] is None
+    assert_open(rows[1], run2.invocation_id)
+    assert rows[2]["audit_insert_process_id"] is None
+    partitions = {
+        r[0]
+        for r in dbt_project.spark.sql(
+            f"select partition.audit_update_process_id from {dbt_project.table('snap')}.partitions"
+        ).collect()
+    }
+    assert partitions == {None, run2.invocation_id}
