@@ -45,7 +45,9 @@
            with an updated_at before that run got a version starting before the deleted one
            ended (two valid versions at once), and one that comes back with the updated_at of
            a closed version got that version's dbt_scd_id and was silently dropped by the
-           MERGE. Here, for those strategies only:
+           MERGE (https://github.com/dbt-labs/dbt-core/issues/5867 and
+           https://github.com/dbt-labs/dbt-core/issues/4347 on the two timelines). Here, for
+           those strategies only:
            - a new version starts at the source's updated_at, unless that is earlier than
              the key's open version started or any of its closed versions ended (a key back
              with an older updated_at, a late correction): it then starts when the run saw it,
