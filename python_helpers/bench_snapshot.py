@@ -125,8 +125,11 @@ def snapshot_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: P
         "Ours does more than stock by design: before the merge it checks the source for null "
         "and duplicate keys and counts the share of open versions a run would delete (two "
         "narrow scans of the source and one of the open versions' keys), and it writes six "
-        "more columns. Both use one key built from the five key columns: stock dbt-spark 1.11 "
-        "cannot snapshot a list `unique_key` twice (dbt-labs/dbt-adapters#2101).",
+        "more columns. With the timestamp strategy it also reads three columns of the closed "
+        "history to date and identify keys that come back after a delete (README, 'When the "
+        "source changes shape or keys come back'). Both use one key built from the five key "
+        "columns: stock dbt-spark 1.11 cannot snapshot a list `unique_key` twice "
+        "(dbt-labs/dbt-adapters#2101).",
     ]
     return "\n".join(lines)
 

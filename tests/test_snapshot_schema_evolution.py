@@ -404,3 +404,30 @@ def test_table_built_by_stock_dbt_gets_the_metadata_columns(
         ).collect()
     }
     assert partitions == {None, run2.invocation_id}
+
+
+def test_hard_deletes_switched_from_new_record_to_invalidate(dbt_project: ScratchProject) -> None:
+    """dbt_is_deleted stays in the table; versions inserted without new_record carry NULL."""
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='new_record'",
+    )
+    write_source(dbt_project, [(1, "a", 10, T("2024-01-01")), (2, "b", 20, T("2024-01-01"))])
+    dbt_project.dbt("snapshot")
+    write_source(dbt_project, [(1, "a", 10, T("2024-01-01"))])  # 2 deleted: a deletion record
+    dbt_project.dbt("snapshot")
+
+    write_table_snapshot(dbt_project, CHECK)  # hard_deletes='invalidate' from now on
+    write_source(dbt_project, [(1, "a", 11, T("2024-01-03"))])
+    run3 = dbt_project.dbt("snapshot")
+    rows = history(dbt_project, "snap")
+    assert [
+        (r["id"], r["amount"], r["dbt_is_deleted"], r["dbt_valid_to"] is None) for r in rows
+    ] == [
+        (1, 10, "False", False),
+        (1, 11, None, True),  # inserted under invalidate: NULL in dbt_is_deleted
+        (2, 20, "False", False),
+        (2, 20, "True", False),  # the open deletion record, closed as deleted by run 3
+    ]
+    assert_open(rows[1], run3.invocation_id)
+    assert rows[3]["audit_update_process_id"] == run3.invocation_id

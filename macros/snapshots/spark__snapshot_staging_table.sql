@@ -72,7 +72,14 @@
     {%- set has_process_id = (audit.update_process_id | lower) in snapshotted_lower -%}
     {%- do _scd2_assert_delete_share(strategy, source_sql, target_relation, has_process_id) -%}
     {%- set source_lower = source_col_names | map('lower') | list -%}
-    {%- set meta_lower = ((columns.values() | list) + (audit.values() | list)) | map('lower') | list -%}
+    {#- Columns this run writes itself; any other table column the source lacks is staged as
+        NULL (dbt_is_deleted too, in a table once snapshotted with hard_deletes='new_record'). -#}
+    {%- set meta_lower = [] -%}
+    {%- for role, name in columns.items()
+            if role != 'dbt_is_deleted' or strategy.hard_deletes == 'new_record' -%}
+        {%- do meta_lower.append(name | lower) -%}
+    {%- endfor -%}
+    {%- do meta_lower.extend(audit.values() | map('lower') | list) -%}
     {%- set removed_cols = [] -%}
     {%- for col_name in snapshotted_cols
             if col_name | lower not in source_lower and col_name | lower not in meta_lower -%}
@@ -191,19 +198,10 @@
     )
     {%- if business_time %},
 
-    {#- Keys with no open version (or, for new_record, an open deletion record) that the
-        run opens again: when their closed versions ended, and which ids those had. Read
-        from the closed partitions, on the key columns and two metadata columns alone. #}
-    reopened_keys as (
-
-        select s.*
-        from staged
-        where change_kind = 'insert'
-            and (t.dbt_scd2_target_row is null
-                {%- if new_record %} or t.{{ columns.dbt_is_deleted }} = 'True'{% endif %})
-
-    ),
-
+    {#- When the closed versions of each key ended, and which ids they had: read from the
+        closed partitions, on the key columns and two metadata columns alone. Joined only to
+        the rows that open a version of a key with no open version (or, for new_record, an
+        open deletion record): a key that comes back. #}
     returning_keys as (
 
         select
@@ -217,19 +215,10 @@
             {%- endif %}
         group by all
 
-    ),
-
-    returning_reopened as (
-
-        select returning_keys.*
-        from returning_keys
-        left semi join reopened_keys
-            on {{ unique_key_join_on(strategy.unique_key, "returning_keys", "reopened_keys") }}
-
     )
     {%- endif %}
 
-    select {% if business_time %}/*+ broadcast(returning_keys) */{% endif %}
+    select
         if(change_kind = 'deletion', 'insert', change_kind) as dbt_change_type,
         {%- for col_name in source_col_names %}
         {%- if col_name | lower in snapshotted_lower %}
@@ -288,8 +277,11 @@
         {%- endfor %}
     from staged
     {%- if business_time %}
-    left join returning_reopened as returning_keys
-        on {{ unique_key_join_on(strategy.unique_key, "returning_keys", "staged.s") }}
+    left join returning_keys
+        on staged.change_kind in ('insert', 'update')
+        and (staged.t.dbt_scd2_target_row is null
+            {%- if new_record %} or staged.t.{{ columns.dbt_is_deleted }} = 'True'{% endif %})
+        and {{ unique_key_join_on(strategy.unique_key, "returning_keys", "staged.s") }}
     {%- endif %}
 
 {%- endmacro %}
