@@ -17,8 +17,7 @@
     -#}
     {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
     {%- set audit = scd2_audit_column_names() -%}
-    {%- set closing = [columns.dbt_valid_to, audit.update_process_id, audit.update_ts, audit.effective_end_ts]
-        | map('lower') | list -%}
+    {%- set closing = _scd2_closing_columns() | map('lower') | list -%}
     {%- set staged_types = {} -%}
     {%- for col in adapter.get_columns_in_relation(staging_relation) -%}
         {%- do staged_types.update({col.name | lower: col.dtype}) -%}

@@ -6,9 +6,9 @@
           dbt_valid_to. Inserted rows bring their metadata through `insert *`;
         - the match is limited to the open partition (audit update_process_id is null, see
           _scd2_snapshot_layout), so that Iceberg prunes the closed history instead of joining
-          it on every run. Only open versions can be closed, and an insert whose dbt_scd_id a
-          closed version already has is left out by the staging query, as dbt's MERGE would
-          skip it (spark__snapshot_staging_table).
+          it on every run. Only open versions can be closed, and a staged insert never has a
+          closed version's dbt_scd_id (spark__snapshot_staging_table gives a key that comes
+          back with a closed version's id an id of its own, where dbt's MERGE skipped it).
         The staging view is referenced by name alone for Iceberg (dbt-spark creates it without
         catalog or schema there) and fully qualified otherwise (Delta, Hudi): keep both forms.
     -#}
@@ -33,10 +33,9 @@
      {% endif %}
      and DBT_INTERNAL_SOURCE.dbt_change_type in ('update', 'delete')
         then update
-        set {{ columns.dbt_valid_to }} = DBT_INTERNAL_SOURCE.{{ columns.dbt_valid_to }},
-            {{ audit.update_process_id }} = DBT_INTERNAL_SOURCE.{{ audit.update_process_id }},
-            {{ audit.update_ts }} = DBT_INTERNAL_SOURCE.{{ audit.update_ts }},
-            {{ audit.effective_end_ts }} = DBT_INTERNAL_SOURCE.{{ audit.effective_end_ts }}
+        set {% for column in _scd2_closing_columns() -%}
+            {{ column }} = DBT_INTERNAL_SOURCE.{{ column }}{{ ',' if not loop.last }}
+            {% endfor %}
 
     when not matched
      and DBT_INTERNAL_SOURCE.dbt_change_type = 'insert'

@@ -20,12 +20,10 @@
            anything is written;
         2. every row carries the operational metadata columns (_scd2_audit_exprs);
         3. only the open partition of the table is read (audit update_process_id is null, see
-           _scd2_snapshot_layout): closed history is never scanned, so a run's cost does not
-           grow with the length of the history. Where a new version's dbt_scd_id does not
-           contain the run's time (timestamp strategy, or check with updated_at), dbt's MERGE
-           skips an insert whose dbt_scd_id is already in the table (a key back with the
-           updated_at of a closed version); that one check joins the dbt_scd_id column of the
-           closed history with the source's new ids;
+           _scd2_snapshot_layout), so a run's cost does not grow with the length of the
+           history; except, where validity follows the source's updated_at (7. below), three
+           columns of the closed history (key, dbt_scd_id, dbt_valid_to) for keys that come
+           back;
         4. deletion records read the snapshotted columns through the adapter
            (adapter.get_columns_in_relation: on Spark the get_columns_in_relation macro returns
            raw `describe` rows without `.name`, https://github.com/dbt-labs/dbt-core/issues/11949);
