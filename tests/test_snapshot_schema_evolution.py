@@ -431,3 +431,39 @@ def test_hard_deletes_switched_from_new_record_to_invalidate(dbt_project: Scratc
     ]
     assert_open(rows[1], run3.invocation_id)
     assert rows[3]["audit_update_process_id"] == run3.invocation_id
+
+
+def test_widened_key_column(dbt_project: ScratchProject) -> None:
+    """The key itself widens (int to bigint): the same keys, no delete (the mass-delete guard
+    compares them across the two types), one update."""
+    write_table_snapshot(dbt_project, CHECK)
+    write_source(
+        dbt_project,
+        [
+            (1, "a", 10, T("2024-01-01")),
+            (2, "b", 20, T("2024-01-01")),
+            (3, "c", 30, T("2024-01-01")),
+        ],
+    )
+    run1 = dbt_project.dbt("snapshot")
+    write_source(
+        dbt_project,
+        [
+            (1, "a", 10, T("2024-01-01")),
+            (2, "b", 21, T("2024-01-02")),
+            (3, "c", 30, T("2024-01-01")),
+        ],
+        "id bigint, name string, amount int, updated_at timestamp",
+    )
+    run2 = dbt_project.dbt("snapshot")
+    assert _columns(dbt_project)["id"] == "bigint"
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10, True),
+        (2, 20, False),
+        (2, 21, True),
+        (3, 30, True),
+    ]
+    assert_open(rows[0], run1.invocation_id)
+    assert_closed(rows[1], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[2], run2.invocation_id)

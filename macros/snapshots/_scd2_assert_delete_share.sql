@@ -21,12 +21,15 @@
 
     {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
     {%- set keys = strategy.unique_key if strategy.unique_key | is_list else [strategy.unique_key] -%}
+    {#- Hashed as text, so that a key column the source widened (int to bigint) hashes as
+        the table's narrower values do. -#}
+    {%- set key_strings = 'cast(' ~ (keys | map('trim') | join(' as string), cast(')) ~ ' as string)' -%}
     {%- set count_sql -%}
         {#- Keys are compared as one 64-bit hash (xxhash64 of the key columns): the counts are
             a guard's estimate, and two keys sharing a hash (odds about 1 in 10^7 for a
             million keys) would at most hide one delete. -#}
         with open_versions as (
-            select xxhash64({{ keys | join(', ') }}) as dbt_key_hash
+            select xxhash64({{ key_strings }}) as dbt_key_hash
             from {{ target_relation }}
             where {{ _scd2_open_version_sql(with_process_id=with_process_id) }}
             {%- if strategy.hard_deletes == 'new_record' %}
@@ -35,7 +38,7 @@
         ),
 
         source_keys as (
-            select xxhash64({{ keys | join(', ') }}) as dbt_key_hash
+            select xxhash64({{ key_strings }}) as dbt_key_hash
             from ({{ source_sql }}) as source_query
         ),
 
