@@ -28,15 +28,9 @@
                 ~ ("it" if missing | length == 1 else "them") ~ " again (e.g. as NULL).") }}
         {%- endif -%}
     {%- endif -%}
-    {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
-    {%- set added = [] -%}
-    {%- for role, name in columns.items()
-            if role != 'dbt_is_deleted' or config.get('hard_deletes') == 'new_record' -%}
-        {%- do added.append(name) -%}
-    {%- endfor -%}
-    {%- do added.extend(scd2_audit_column_names().values() | list) -%}
     {%- set clashes = [] -%}
-    {%- for name in added if (name | lower) in available -%}
+    {%- for name in _scd2_metadata_column_names(config.get('hard_deletes'))
+            if (name | lower) in available -%}
         {%- do clashes.append(name) -%}
     {%- endfor -%}
     {%- if clashes -%}

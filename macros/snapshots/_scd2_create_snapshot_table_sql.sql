@@ -1,10 +1,12 @@
-{% macro _scd2_create_snapshot_table_sql(relation, select_sql) -%}
+{% macro _scd2_create_snapshot_table_sql(relation, select_sql, managed=true) -%}
     {#-
         `create or replace table` of an Iceberg snapshot table in the layout of
         _scd2_snapshot_layout, from `select_sql`: dbt-spark's spark__create_table_as for
         Iceberg, with the partitioning and the write properties below added. Used for the
-        first run, and to upgrade a table built before this layout in place (`select * from`
-        the table itself: Iceberg replaces it in one commit and keeps its snapshot history).
+        first run, and for a run that rewrites the table in one commit (new or wider columns,
+        or a table built before this layout: Iceberg replaces it and keeps its snapshot
+        history). managed=false (a snapshot whose layout this project does not manage, see
+        _scd2_snapshot_layout): dbt-spark's create_table_as, as stock dbt-spark builds it.
         Write properties (the snapshot's own tblproperties win):
         - write.distribution-mode / write.merge.distribution-mode 'none': Iceberg's default
           for a partitioned table shuffles the rows of a write by partition, and nearly all of
@@ -12,6 +14,9 @@
         - write.spark.fanout.enabled: with no shuffle, each task writes the few partitions it
           meets without sorting its rows first.
     -#}
+    {%- if not managed -%}
+        {{ return(create_table_as(False, relation, select_sql)) }}
+    {%- endif -%}
     {%- set audit = scd2_audit_column_names() -%}
     {%- set properties = {
         'write.distribution-mode': 'none',

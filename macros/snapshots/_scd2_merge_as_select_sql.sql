@@ -19,10 +19,10 @@
     {%- set audit = scd2_audit_column_names() -%}
     {%- set closing = _scd2_closing_columns() | map('lower') | list -%}
     {%- set staged_types = {} -%}
-    {%- for col in adapter.get_columns_in_relation(staging_relation) -%}
+    {%- for col in schema_change.staging_columns -%}
         {%- do staged_types.update({col.name | lower: col.dtype}) -%}
     {%- endfor -%}
-    {%- set target_columns = adapter.get_columns_in_relation(target_relation) -%}
+    {%- set target_columns = schema_change.target_columns -%}
     {%- set has_process_id = (audit.update_process_id | lower)
         in (target_columns | map(attribute='name') | map('lower') | list) -%}
     {%- set outputs = [] -%}

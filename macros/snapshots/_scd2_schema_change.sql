@@ -9,20 +9,29 @@
           the source's values, as Iceberg allows it in place: int to bigint, float to double,
           a decimal to a larger precision at the same scale;
         - changed: whether either applies (the run then rebuilds the table in one commit,
-          see spark__snapshot_materialization).
+          see spark__snapshot_materialization);
+        - target_columns, staging_columns: the two relations' columns as described here, for
+          that rebuild (_scd2_merge_as_select_sql) to use without describing them again.
         A source type the table's column holds as it is (a narrower int, float into double, a
         decimal that fits) changes nothing: values are cast on insert. Any other type change
         fails here, before anything is written, naming the column and both types.
     -#}
     {%- set ignored = ['dbt_change_type', 'dbt_unique_key'] -%}
+    {%- set target_columns = adapter.get_columns_in_relation(target_relation) -%}
+    {%- set staging_columns = adapter.get_columns_in_relation(staging_relation) -%}
     {%- set target_types = {} -%}
-    {%- for col in adapter.get_columns_in_relation(target_relation) -%}
+    {%- for col in target_columns -%}
         {%- do target_types.update({col.name | lower: col.dtype}) -%}
     {%- endfor -%}
-    {%- set change = {'added': [], 'widened': {}, 'changed': false} -%}
+    {%- set change = {
+        'added': [],
+        'widened': {},
+        'changed': false,
+        'target_columns': target_columns,
+        'staging_columns': staging_columns,
+    } -%}
     {%- set incompatible = [] -%}
-    {%- for col in adapter.get_columns_in_relation(staging_relation)
-            if (col.name | lower) not in ignored -%}
+    {%- for col in staging_columns if (col.name | lower) not in ignored -%}
         {%- set name = col.name | lower -%}
         {%- if name not in target_types -%}
             {%- do change.added.append(col) -%}

@@ -70,11 +70,7 @@
     {% if not target_relation_exists %}
 
         {% set build_sql = build_snapshot_table(strategy, model['compiled_code']) %}
-        {% if layout.managed %}
-            {% set final_sql = _scd2_create_snapshot_table_sql(target_relation, build_sql) %}
-        {% else %}
-            {% set final_sql = create_table_as(False, target_relation, build_sql) %}
-        {% endif %}
+        {% set final_sql = _scd2_create_snapshot_table_sql(target_relation, build_sql, layout.managed) %}
 
     {% else %}
 
@@ -98,11 +94,7 @@
 
         {% if schema_change.changed or (layout.managed and not layout.partitioned) %}
             {% set merged_sql = _scd2_merge_as_select_sql(target_relation, staging_table, schema_change) %}
-            {% if layout.managed %}
-                {% set final_sql = _scd2_create_snapshot_table_sql(target_relation, merged_sql) %}
-            {% else %}
-                {% set final_sql = create_table_as(False, target_relation, merged_sql) %}
-            {% endif %}
+            {% set final_sql = _scd2_create_snapshot_table_sql(target_relation, merged_sql, layout.managed) %}
         {% else %}
             {% set source_columns = adapter.get_columns_in_relation(staging_table)
                                          | rejectattr('name', 'equalto', 'dbt_change_type')

@@ -72,12 +72,7 @@
     {%- set source_lower = source_col_names | map('lower') | list -%}
     {#- Columns this run writes itself; any other table column the source lacks is staged as
         NULL (dbt_is_deleted too, in a table once snapshotted with hard_deletes='new_record'). -#}
-    {%- set meta_lower = [] -%}
-    {%- for role, name in columns.items()
-            if role != 'dbt_is_deleted' or strategy.hard_deletes == 'new_record' -%}
-        {%- do meta_lower.append(name | lower) -%}
-    {%- endfor -%}
-    {%- do meta_lower.extend(audit.values() | map('lower') | list) -%}
+    {%- set meta_lower = _scd2_metadata_column_names(strategy.hard_deletes) | map('lower') | list -%}
     {%- set removed_cols = [] -%}
     {%- for col_name in snapshotted_cols
             if col_name | lower not in source_lower and col_name | lower not in meta_lower -%}
