@@ -13,8 +13,9 @@ export LAKEHOUSE_DIR
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-setup: $(STAMP)  ## create .venv, install pinned deps, provision Iceberg jars, write Spark config
-	@$(BIN)/python -m python_helpers.lakehouse --provision --write-defaults
+setup: $(STAMP)  ## create .venv, install pinned deps, provision Iceberg jars, write Spark config and placeholder seeds
+	@$(BIN)/python -m python_helpers.runtime.lakehouse --provision --write-defaults
+	@$(BIN)/python -m python_helpers.generator.placeholders
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,24 +29,25 @@ demo: setup  ## run the main job: day-by-day pipeline on a fresh warehouse
 test: setup  ## run the test suite (real Spark, dbt and Iceberg)
 	$(BIN)/python -m pytest $(or $(PYTEST_ARGS),-n 2 --dist loadfile)
 
-bench: setup  ## benchmarks into BENCHMARKS.md (generator 1M rows; dbt seed 10k/1M vs plain Spark; day-2 snapshot 10k/100k/1M vs stock and CTAS; snapshot days 2-30 at 100k)
-	$(BIN)/python -m python_helpers.bench $(BENCH_ARGS)
+bench: setup  ## benchmarks into BENCHMARKS.md (generator 1M rows; dbt seed 10k/1M vs plain Spark; day-2 snapshot 10k/100k/1M vs stock and CTAS; snapshot days 2-30 at 100k; make demo against before the seed work)
+	$(BIN)/python -m python_helpers.tooling.bench $(BENCH_ARGS)
 
-lint: setup  ## sqlfluff (sparksql, dbt templater) and ruff
+lint: setup  ## sqlfluff (sparksql: dbt templater for snapshots and models, jinja for macros) and ruff
 	$(BIN)/ruff check python_helpers tests
 	$(BIN)/ruff format --check python_helpers tests
 	$(BIN)/sqlfluff lint snapshots models
+	$(BIN)/sqlfluff lint --templater jinja macros
 
 # Spark Thrift Server over the same lakehouse (SPARK_THRIFT_HOST/PORT as for dbt's thrift target;
 # THRIFT_ARGS for more options, e.g. THRIFT_ARGS="--timeout 300").
 thrift-start: setup  ## start a Spark Thrift Server on the lakehouse (127.0.0.1:10000), wait until ready
-	$(BIN)/python -m python_helpers.thrift start $(THRIFT_ARGS)
+	$(BIN)/python -m python_helpers.operations.thrift start $(THRIFT_ARGS)
 
 thrift-stop:  ## stop the Spark Thrift Server (says so when none runs)
-	$(BIN)/python -m python_helpers.thrift stop $(THRIFT_ARGS)
+	$(BIN)/python -m python_helpers.operations.thrift stop $(THRIFT_ARGS)
 
 thrift-status:  ## is a Spark Thrift Server running? (exit 3 when not)
-	$(BIN)/python -m python_helpers.thrift status $(THRIFT_ARGS)
+	$(BIN)/python -m python_helpers.operations.thrift status $(THRIFT_ARGS)
 
 clean:  ## remove warehouse, metastore and dbt outputs (keeps .venv and cached jars)
 	rm -rf "$(LAKEHOUSE_DIR)" target logs dbt_packages derby.log metastore_db spark-warehouse

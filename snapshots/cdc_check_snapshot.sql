@@ -9,6 +9,6 @@
     )
 }}
 
-    select * from {{ source('cdc', 'cdc_source') }}
+    select * from {{ ref('cdc_source') }}
 
 {% endsnapshot %}

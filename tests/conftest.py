@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from python_helpers.scratch import ScratchProject, lakehouse_session
+from python_helpers.runtime.session import lakehouse_session
+from python_helpers.tooling.scratch import ScratchProject
 
 
 @pytest.fixture(scope="session")

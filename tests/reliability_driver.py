@@ -1,9 +1,9 @@
 """Subprocess driver for the kill-during-merge test of tests/test_reliability.py.
 
 Runs in its own Python process (and so its own JVM and Derby metastore) on the lakehouse named
-by ``LAKEHOUSE_DIR``, with dbt in-process (``python_helpers.dbt_invoke.run_dbt``) on a scratch
-project whose snapshot selects from a source table that Spark writes directly (too large for a
-seed). Two commands, each printing one JSON line (prefixed ``RESULT``) for the test to read:
+by ``LAKEHOUSE_DIR``, with dbt in-process (``python_helpers.runtime.dbt_invoke.run_dbt``) on a
+scratch project whose snapshot selects from a source table that Spark writes directly (too large
+for a seed). Two commands, each printing one JSON line (prefixed ``RESULT``) for the test to read:
 
 ``setup``
     Day 1: ``rows`` source rows and a first ``dbt snapshot``. Then day 2's source (every 10th
@@ -27,7 +27,8 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from python_helpers.scratch import ScratchProject, lakehouse_session
+from python_helpers.runtime.session import lakehouse_session
+from python_helpers.tooling.scratch import ScratchProject
 
 SNAPSHOT = "big_snap"
 SOURCE = "big_src"

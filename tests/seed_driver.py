@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from python_helpers.scratch import ScratchProject, lakehouse_session
+from python_helpers.runtime.session import lakehouse_session
+from python_helpers.tooling.scratch import ScratchProject
 from tests.seed_cases import seed_properties
 
 SCHEMA = "killed_seed"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from python_helpers.dbt_invoke import DbtStep
-from python_helpers.scratch import ScratchProject
+from python_helpers.runtime.dbt_invoke import DbtStep
+from python_helpers.tooling.scratch import ScratchProject
 
 AUDIT = (
     "audit_insert_process_id",

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from python_helpers.dbt_invoke import DbtStep
-from python_helpers.scratch import ScratchProject
+from python_helpers.runtime.dbt_invoke import DbtStep
+from python_helpers.tooling.scratch import ScratchProject
 
 VARS = ("--vars", "{cdc_no_keys: 2}")
 SNAPSHOTS = ("cdc_check_snapshot", "cdc_timestamp_snapshot")
@@ -95,7 +95,7 @@ def test_analyst_models_on_two_days(project: ScratchProject) -> None:
         {% snapshot cdc_new_record_snapshot %}
         {{ config(unique_key=cdc_key_columns(), strategy='check', check_cols='all',
                   hard_deletes='new_record') }}
-        select * from {{ source('cdc', 'cdc_source') }}
+        select * from {{ ref('cdc_source') }}
         {% endsnapshot %}
         """,
     )
@@ -285,7 +285,7 @@ def test_analyst_models_on_two_days(project: ScratchProject) -> None:
         "cdc_check_legacy",
         "cdc_timestamp_legacy",
     } <= models
-    assert {f"model.scd2_lakehouse.{m}" for m in models} <= set(catalog["nodes"])
+    assert {f"model.scd2_audit.{m}" for m in models} <= set(catalog["nodes"])
 
 
 def _as_of_sql(project: ScratchProject, snapshot: str, moment: str, *args: str) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from python_helpers.lakehouse import PROJECT_ROOT
+from python_helpers.runtime.lakehouse import PROJECT_ROOT
 
 SUITE = PROJECT_ROOT / "tests" / "dbt_adapter_suite"
 TIMEOUT = 900  # seconds: a JVM of its own and about 15 dbt invocations, on 2 loaded cores

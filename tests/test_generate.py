@@ -21,7 +21,6 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from python_helpers.bench import replace_section
 from python_helpers.generate import main
 from python_helpers.generator import (
     DELETED,
@@ -34,8 +33,9 @@ from python_helpers.generator import (
     generate_day,
     write_seed_files,
 )
-from python_helpers.lakehouse import PROJECT_ROOT
-from python_helpers.scratch import ScratchProject
+from python_helpers.runtime.lakehouse import PROJECT_ROOT
+from python_helpers.tooling.bench import replace_section
+from python_helpers.tooling.scratch import ScratchProject
 
 ANCHOR = ["10000", "10000", "5", "10", "0.2", "0.4", "0.4"]
 SPEC = GeneratorSpec(10000, 10000, 5, 10, 0.2, 0.4, 0.4)

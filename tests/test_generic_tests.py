@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from python_helpers.scratch import ScratchProject
+from python_helpers.tooling.scratch import ScratchProject
 from tests.snapshot_helpers import day, write_snapshot
 
 TESTS = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from python_helpers.scratch import ScratchProject
+from python_helpers.tooling.scratch import ScratchProject
 
 SNAPSHOT = """
     {% snapshot smoke_snapshot %}

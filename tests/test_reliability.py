@@ -41,9 +41,9 @@ from dbt_common.invocation import get_invocation_id
 from pyhive import hive
 from pyspark.sql import SparkSession
 
-from python_helpers.dbt_invoke import DbtStep, DbtStepError
-from python_helpers.lakehouse import PROJECT_ROOT
-from python_helpers.scratch import ScratchProject
+from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError
+from python_helpers.runtime.lakehouse import PROJECT_ROOT
+from python_helpers.tooling.scratch import ScratchProject
 from tests import reliability_driver as driver
 from tests.snapshot_helpers import assert_closed, assert_open, history
 
@@ -653,7 +653,7 @@ class Server:
 
 
 def _thrift_cli(*args: str, lake: Path, port: int) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "python_helpers.thrift", *args, "--port", str(port)]
+    command = [sys.executable, "-m", "python_helpers.operations.thrift", *args, "--port", str(port)]
     return subprocess.run(
         [*command, "--lakehouse-dir", str(lake)],
         cwd=PROJECT_ROOT,

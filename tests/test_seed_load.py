@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from python_helpers.lakehouse import PROJECT_ROOT
-from python_helpers.scratch import ScratchProject
+from python_helpers.runtime.lakehouse import PROJECT_ROOT
+from python_helpers.tooling.scratch import ScratchProject
 from tests.seed_cases import (
     AWKWARD_COLUMN_TYPES,
     AWKWARD_HEADER,

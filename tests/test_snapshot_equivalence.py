@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from python_helpers.scratch import ScratchProject
+from python_helpers.tooling.scratch import ScratchProject
 
 DDL = "id int, name string, amount int, updated_at timestamp"
 DDL_WITH_CATEGORY = f"{DDL}, category string"
@@ -81,7 +81,8 @@ DAYS: list[tuple[str, list[tuple]]] = [
     ),
 ]
 
-# Where this project departs from dbt on purpose (issue 11; README "Keys that come back"):
+# Where this project departs from dbt on purpose (issue 11; docs/snapshot-metadata.md, "When the
+# source changes shape or keys come back"):
 # with the timestamp strategy, a key back after a delete with an updated_at from before the
 # delete (id 1, day 4) starts at the run's time instead of overlapping its deleted version,
 # and one back with the updated_at of its deleted version (id 2, day 3) is kept instead of

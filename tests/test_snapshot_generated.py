@@ -7,7 +7,7 @@ from pyspark.sql import SparkSession
 
 from python_helpers.generator import GeneratorSpec, generate_day
 from python_helpers.generator.output import write_tables
-from python_helpers.scratch import ScratchProject
+from python_helpers.tooling.scratch import ScratchProject
 
 SNAPSHOTS = ("cdc_check_snapshot", "cdc_timestamp_snapshot")
 

@@ -4,9 +4,9 @@ never a row of the source dropped, never a dbt_scd_id used twice.
 With the check strategy every validity instant is a run's time, so a key that comes back
 starts after its delete (tests/test_snapshot_metadata.py). With the timestamp strategy dbt
 dates a delete at the run's time but the returning row at its own updated_at, which can be
-earlier. The rule (README, "Keys that come back"): a new version starts at the source's
-updated_at unless that is earlier than the key's open version started or any of its closed
-versions ended; it then starts at the run's time.
+earlier. The rule (docs/snapshot-metadata.md, "When the source changes shape or keys come
+back"): a new version starts at the source's updated_at unless that is earlier than the key's
+open version started or any of its closed versions ended; it then starts at the run's time.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from python_helpers.scratch import ScratchProject
+from python_helpers.tooling.scratch import ScratchProject
 from tests.snapshot_helpers import assert_closed, assert_open, history
 from tests.test_reliability import (
     assert_generic_tests_pass,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from python_helpers.scratch import ScratchProject
+from python_helpers.tooling.scratch import ScratchProject
 from tests.snapshot_helpers import assert_closed, assert_open, history
 
 CONFIG = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"

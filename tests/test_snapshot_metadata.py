@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from python_helpers.dbt_invoke import DbtStepError
-from python_helpers.scratch import ScratchProject
+from python_helpers.runtime.dbt_invoke import DbtStepError
+from python_helpers.tooling.scratch import ScratchProject
 from tests.snapshot_helpers import (
     AUDIT,
     assert_closed,

@@ -13,8 +13,8 @@ from decimal import Decimal
 
 import pytest
 
-from python_helpers.dbt_invoke import DbtStepError
-from python_helpers.scratch import ScratchProject
+from python_helpers.runtime.dbt_invoke import DbtStepError
+from python_helpers.tooling.scratch import ScratchProject
 from tests.snapshot_helpers import assert_closed, assert_open, history
 from tests.test_reliability import (
     all_rows,

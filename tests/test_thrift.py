@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from pyhive import hive
 
-from python_helpers.lakehouse import PROJECT_ROOT
-from python_helpers.pipeline import PipelineOptions, StepTimer, run_days
-from python_helpers.scratch import ScratchProject
-from python_helpers.thrift import pid_alive, port_in_use
+from python_helpers.operations.thrift import pid_alive, port_in_use
+from python_helpers.pipeline.run import PipelineOptions, StepTimer, run_days
+from python_helpers.runtime.lakehouse import PROJECT_ROOT
+from python_helpers.tooling.scratch import ScratchProject
 from tests.seed_cases import (
     AWKWARD_COLUMN_TYPES,
     AWKWARD_HEADER,
@@ -55,8 +55,15 @@ class ThriftServer:
         return self.lakehouse / "thrift" / f"thrift-{self.port}.log"
 
     def cli(self, *args: str, lakehouse: Path | None = None) -> subprocess.CompletedProcess[str]:
-        """``python -m python_helpers.thrift <args> --port P --lakehouse-dir D``."""
-        command = [sys.executable, "-m", "python_helpers.thrift", *args, "--port", str(self.port)]
+        """``python -m python_helpers.operations.thrift <args> --port P --lakehouse-dir D``."""
+        command = [
+            sys.executable,
+            "-m",
+            "python_helpers.operations.thrift",
+            *args,
+            "--port",
+            str(self.port),
+        ]
         command += ["--lakehouse-dir", str(lakehouse or self.lakehouse)]
         return subprocess.run(
             command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=START_TIMEOUT + 60
@@ -80,7 +87,7 @@ def _free_port() -> int:
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "python_helpers.thrift", *args],
+        [sys.executable, "-m", "python_helpers.operations.thrift", *args],
         cwd=PROJECT_ROOT,
         capture_output=True,
         text=True,

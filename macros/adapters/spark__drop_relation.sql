@@ -8,6 +8,7 @@
         (https://github.com/dbt-labs/dbt-adapters/issues/489 is the detection half).
     -#}
     {% call statement('drop_relation', auto_begin=False) -%}
-        drop {{ relation.type }} if exists {{ relation }}{% if relation.is_iceberg and relation.type == 'table' %} purge{% endif %}
+        drop {{ relation.type }} if exists {{ relation }}
+        {%- if relation.is_iceberg and relation.type == 'table' %} purge{% endif %}
     {%- endcall %}
 {% endmacro %}

@@ -1,16 +1,13 @@
 {% macro _scd2_timestamp_sql(value) -%}
     {#-
         A moment for scd2_as_of, as SQL. A plain 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS[.ffffff]'
-        becomes a timestamp literal read as UTC (like scd2_high_end_ts(): the session time zone
-        cannot shift it); anything else is taken as a SQL timestamp expression as it is, e.g.
-        current_timestamp(), `timestamp '2024-01-01 12:00:00 Europe/Paris'`, or a column.
+        becomes a timestamp literal read as UTC (_scd2_utc_timestamp_sql, as scd2_high_end_ts():
+        the session time zone cannot shift it); anything else is taken as a SQL timestamp
+        expression as it is, e.g. current_timestamp(), `timestamp '2024-01-01 12:00:00 Europe/Paris'`, or a column.
     -#}
     {%- set text = value | string | trim -%}
     {%- if not text -%}
         {{ exceptions.raise_compiler_error("scd2_as_of: the as-of moment is empty.") }}
     {%- endif -%}
-    {%- if modules.re.match('^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?$', text) -%}
-        {{ return("timestamp '" ~ text ~ " UTC'") }}
-    {%- endif -%}
-    {{ return(text) }}
+    {{ return(scd2_audit._scd2_utc_timestamp_sql(text) or text) }}
 {%- endmacro %}

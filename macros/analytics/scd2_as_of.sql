@@ -1,5 +1,6 @@
 {% macro scd2_as_of(relation, as_of, include_metadata=false, unique_key=none) -%}
-    {{ return(adapter.dispatch('scd2_as_of', 'scd2_lakehouse')(relation, as_of, include_metadata, unique_key)) }}
+    {{ return(adapter.dispatch('scd2_as_of', 'scd2_audit')(
+        relation, as_of, include_metadata, unique_key)) }}
 {%- endmacro %}
 
 {% macro default__scd2_as_of(relation, as_of, include_metadata=false, unique_key=none) -%}
@@ -16,8 +17,8 @@
         run's time: README, "When the source changes shape or keys come back"). The versions
         of a key never overlap, so there is at most one row per key.
     -#}
-    {%- set ctx = _scd2_history_context(relation, unique_key) -%}
-    {%- set moment = _scd2_timestamp_sql(as_of) -%}
+    {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key) -%}
+    {%- set moment = scd2_audit._scd2_timestamp_sql(as_of) -%}
     {%- set selected = ctx.data_columns + (ctx.metadata_columns if include_metadata else []) %}
     select
         {{ selected | join(',\n        ') }}

@@ -1,5 +1,6 @@
 {% macro scd2_change_feed(relation, snapshot_name=none, unique_key=none) -%}
-    {{ return(adapter.dispatch('scd2_change_feed', 'scd2_lakehouse')(relation, snapshot_name, unique_key)) }}
+    {{ return(adapter.dispatch('scd2_change_feed', 'scd2_audit')(
+        relation, snapshot_name, unique_key)) }}
 {%- endmacro %}
 
 {% macro default__scd2_change_feed(relation, snapshot_name=none, unique_key=none) -%}
@@ -18,7 +19,7 @@
         With hard_deletes='new_record', dbt's deletion records are not changes of their own:
         the version they close is a delete, and a key coming back after one is an insert.
     -#}
-    {%- set ctx = _scd2_history_context(relation, unique_key) -%}
+    {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key) -%}
     {%- set a = ctx.audit -%}
     {%- set name = snapshot_name or relation.identifier -%}
     {%- set data = ctx.data_columns | join(',\n            ') -%}

@@ -1,5 +1,6 @@
 {% macro scd2_current(relation, include_metadata=false, unique_key=none) -%}
-    {{ return(adapter.dispatch('scd2_current', 'scd2_lakehouse')(relation, include_metadata, unique_key)) }}
+    {{ return(adapter.dispatch('scd2_current', 'scd2_audit')(
+        relation, include_metadata, unique_key)) }}
 {%- endmacro %}
 
 {% macro default__scd2_current(relation, include_metadata=false, unique_key=none) -%}
@@ -9,7 +10,7 @@
         columns too with include_metadata=true. unique_key only for a relation that is not one
         of this project's snapshots.
     -#}
-    {%- set ctx = _scd2_history_context(relation, unique_key) -%}
+    {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key) -%}
     {%- set selected = ctx.data_columns + (ctx.metadata_columns if include_metadata else []) %}
     select
         {{ selected | join(',\n        ') }}

@@ -1,5 +1,5 @@
 {% macro scd2_legacy(relation, unique_key=none) -%}
-    {{ return(adapter.dispatch('scd2_legacy', 'scd2_lakehouse')(relation, unique_key)) }}
+    {{ return(adapter.dispatch('scd2_legacy', 'scd2_audit')(relation, unique_key)) }}
 {%- endmacro %}
 
 {% macro default__scd2_legacy(relation, unique_key=none) -%}
@@ -8,12 +8,12 @@
         versions set to the high-end timestamp (scd2_high_end_ts()) instead of NULL: for
         consumers that expect a closed range on every row (between ... and valid_to).
     -#}
-    {%- set ctx = _scd2_history_context(relation, unique_key) -%}
+    {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key) -%}
     {%- set valid_to = ctx.columns.dbt_valid_to | lower %}
     select
         {%- for column in ctx.all_columns %}
         {% if column == valid_to -%}
-        coalesce({{ column }}, {{ scd2_high_end_ts() }}) as {{ column }}
+        coalesce({{ column }}, {{ ctx.high_end }}) as {{ column }}
         {%- else -%}
         {{ column }}
         {%- endif -%}

@@ -1,5 +1,5 @@
 {% macro scd2_run_audit(change_feed) -%}
-    {{ return(adapter.dispatch('scd2_run_audit', 'scd2_lakehouse')(change_feed)) }}
+    {{ return(adapter.dispatch('scd2_run_audit', 'scd2_audit')(change_feed)) }}
 {%- endmacro %}
 
 {% macro default__scd2_run_audit(change_feed) -%}

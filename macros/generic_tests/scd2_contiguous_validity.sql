@@ -6,7 +6,10 @@
         version comes from a later run, the key was deleted in between and a gap is expected.
         Uses the effective range (never NULL), so open versions end at the high-end timestamp.
     -#}
-    {%- set ctx = _scd2_test_context(model, unique_key, valid_to_current) %}
+    {%- set ctx = scd2_audit._scd2_snapshot_context(
+        model, unique_key, valid_to_current,
+        remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
+    ) %}
     {%- set a = ctx.audit %}
 
     with versions as (

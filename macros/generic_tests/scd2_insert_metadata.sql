@@ -3,7 +3,10 @@
         Fails for every version without the inserting run's process id and time, or without an
         effective start equal to dbt's valid_from.
     -#}
-    {%- set ctx = _scd2_test_context(model, unique_key, valid_to_current) %}
+    {%- set ctx = scd2_audit._scd2_snapshot_context(
+        model, unique_key, valid_to_current,
+        remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
+    ) %}
     {%- set a = ctx.audit %}
 
     with versions as (

@@ -1,6 +1,9 @@
 {% test scd2_one_open_version_per_key(model, unique_key=none, valid_to_current=none) %}
     {#- Fails for every key with more than one open version. -#}
-    {%- set ctx = _scd2_test_context(model, unique_key, valid_to_current) %}
+    {%- set ctx = scd2_audit._scd2_snapshot_context(
+        model, unique_key, valid_to_current,
+        remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
+    ) %}
 
     with versions as (
         select * from {{ model }}

@@ -4,7 +4,10 @@
         closing metadata, and every closed version that lacks the closing run's process id and
         time or whose effective end is not dbt's valid_to.
     -#}
-    {%- set ctx = _scd2_test_context(model, unique_key, valid_to_current) %}
+    {%- set ctx = scd2_audit._scd2_snapshot_context(
+        model, unique_key, valid_to_current,
+        remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
+    ) %}
     {%- set a = ctx.audit %}
 
     with versions as (
@@ -20,7 +23,7 @@
             case
                 when {{ ctx.is_open }} then
                     {{ a.effective_end_ts }} is null
-                    or {{ a.effective_end_ts }} != {{ scd2_high_end_ts() }}
+                    or {{ a.effective_end_ts }} != {{ ctx.high_end }}
                     or {{ a.update_process_id }} is not null
                     or {{ a.update_ts }} is not null
                 else

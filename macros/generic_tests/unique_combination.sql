@@ -5,7 +5,7 @@
         list; an item may itself be a list, e.g. [snapshot_name, "{{ cdc_key_columns() }}"],
         so that a macro can supply part of it.
     -#}
-    {%- set names = _flatten_column_list(columns) %}
+    {%- set names = scd2_audit._flatten_column_list(columns) %}
 
     with rows_under_test as (
         select * from {{ model }}

@@ -11,12 +11,12 @@
         file is read line by line, in parallel splits; with one, as a whole (`multiLine`,
         a single task), which is slower but the only exact way. Returns the column names.
     -#}
-    {%- set path = 'file://' ~ _scd2_seed_file(model) -%}
+    {%- set path = 'file://' ~ scd2_audit._scd2_seed_file(model) -%}
     {%- set delimiter = model['config'].get('delimiter') or ',' -%}
     {%- call statement('scd2_seed_text_view') -%}
         create or replace temporary view {{ view_name }}
         using text
-        options (path {{ _scd2_sql_string(path) }})
+        options (path {{ scd2_audit._scd2_sql_string(path) }})
     {%- endcall -%}
     {%- set quoted = run_query(
         "select 1 from " ~ view_name ~ " where instr(value, '\"') > 0 limit 1") | length > 0 -%}
@@ -24,9 +24,9 @@
         create or replace temporary view {{ view_name }}
         using csv
         options (
-            path {{ _scd2_sql_string(path) }},
+            path {{ scd2_audit._scd2_sql_string(path) }},
             header 'true',
-            sep {{ _scd2_sql_string(delimiter) }},
+            sep {{ scd2_audit._scd2_sql_string(delimiter) }},
             quote '"',
             escape '"',
             multiLine '{{ quoted | lower }}',

@@ -9,7 +9,7 @@
         (`\t`..`\r`, `\x1c`..`\x20`) sorts before '!', and every other whitespace character
         is multi-byte in UTF-8 and sorts after DEL.
     -#}
-    {%- set ws = _scd2_seed_whitespace() -%}
+    {%- set ws = scd2_audit._scd2_seed_whitespace() -%}
     {{- return(
         "((" ~ cell ~ " < '!' or " ~ cell ~ " >= '\\u007f'"
         ~ " or (" ~ cell ~ " >= 'N' and " ~ cell ~ " < 'O')"

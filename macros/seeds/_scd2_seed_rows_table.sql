@@ -28,7 +28,7 @@
             {%- for row in chunk %}
             (
                 {%- for value in row -%}
-                {{ 'null' if value is none else _scd2_sql_string(value) }}{{ ', ' if not loop.last }}
+                {{ 'null' if value is none else scd2_audit._scd2_sql_string(value) }}{{ ', ' if not loop.last }}
                 {%- endfor -%}
             ){{ ',' if not loop.last }}
             {%- endfor %}

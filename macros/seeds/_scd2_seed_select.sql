@@ -18,16 +18,19 @@
         {%- for name in columns %}
         {%- set cell = adapter.quote(name) %}
         {%- set type = types[name] | string | trim %}
-        {%- set value = _scd2_seed_trim_sql(cell) if name in inferred else cell %}
+        {%- set value = scd2_audit._scd2_seed_trim_sql(cell) if name in inferred else cell %}
         {%- set base_type = type | lower | replace(' ', '') %}
         {%- if base_type == 'string' %}
-        case when {{ _scd2_seed_null_sql(cell) }} then null else {{ cell }} end as {{ cell }}
+        case when {{ scd2_audit._scd2_seed_null_sql(cell) }} then null else {{ cell }} end as {{ cell }}
         {%- elif base_type == 'binary' or base_type.startswith('varchar(') or base_type.startswith('char(') %}
-        case when {{ _scd2_seed_null_sql(cell) }} then null else cast({{ cell }} as {{ type }}) end as {{ cell }}
+        case when {{ scd2_audit._scd2_seed_null_sql(cell) }} then null else cast({{ cell }} as {{ type }}) end as {{ cell }}
         {%- else %}
-        {%- set where = "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): column '" ~ name ~ "' (" ~ type ~ "): the value '" %}
-        {%- set row = "' is not a valid " ~ type ~ " (in the row whose first column " ~ columns[0] ~ " is '" %}
-        {%- set remedy = "'). Fix the value, or the column's type in the seed's column_types. Nothing was written; the seed table is unchanged." %}
+        {%- set where = "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path']
+            ~ "): column '" ~ name ~ "' (" ~ type ~ "): the value '" %}
+        {%- set row = "' is not a valid " ~ type ~ " (in the row whose first column "
+            ~ columns[0] ~ " is '" %}
+        {%- set remedy = "'). Fix the value, or the column's type in the seed's column_types. "
+            ~ "Nothing was written; the seed table is unchanged." %}
         {%- if name in inferred and type == 'bigint' %}
         {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as bigint), try_cast(try_cast(' ~ value ~ ' as double) as bigint))' %}
         {%- else %}
@@ -36,11 +39,11 @@
         coalesce(
             {{ cast }},
             case
-                when {{ cell }} is null or {{ _scd2_seed_null_sql(cell) }} then null
+                when {{ cell }} is null or {{ scd2_audit._scd2_seed_null_sql(cell) }} then null
                 else raise_error(concat(
-                    {{ _scd2_sql_string(where) }}, {{ cell }},
-                    {{ _scd2_sql_string(row) }}, coalesce({{ first }}, 'null'),
-                    {{ _scd2_sql_string(remedy) }}
+                    {{ scd2_audit._scd2_sql_string(where) }}, {{ cell }},
+                    {{ scd2_audit._scd2_sql_string(row) }}, coalesce({{ first }}, 'null'),
+                    {{ scd2_audit._scd2_sql_string(remedy) }}
                 ))
             end
         ) as {{ cell }}

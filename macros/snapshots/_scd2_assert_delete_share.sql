@@ -19,11 +19,13 @@
     {%- endif -%}
     {%- if limit >= 1 -%}{{ return(none) }}{%- endif -%}
 
-    {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
-    {%- set keys = strategy.unique_key if strategy.unique_key | is_list else [strategy.unique_key] -%}
+    {%- set columns = config.get('snapshot_table_column_names')
+        or get_snapshot_table_column_names() -%}
+    {%- set keys = scd2_audit._scd2_snapshot_context().key_columns -%}
     {#- Hashed as text, so that a key column the source widened (int to bigint) hashes as
         the table's narrower values do. -#}
-    {%- set key_strings = 'cast(' ~ (keys | map('trim') | join(' as string), cast(')) ~ ' as string)' -%}
+    {%- set key_strings = 'cast('
+        ~ (keys | map('trim') | join(' as string), cast(')) ~ ' as string)' -%}
     {%- set count_sql -%}
         {#- Keys are compared as one 64-bit hash (xxhash64 of the key columns): the counts are
             a guard's estimate, and two keys sharing a hash (odds about 1 in 10^7 for a
@@ -31,7 +33,7 @@
         with open_versions as (
             select xxhash64({{ key_strings }}) as dbt_key_hash
             from {{ target_relation }}
-            where {{ _scd2_open_version_sql(with_process_id=with_process_id) }}
+            where {{ scd2_audit._scd2_open_version_sql(with_process_id=with_process_id) }}
             {%- if strategy.hard_deletes == 'new_record' %}
                 and {{ columns.dbt_is_deleted }} != 'True'
             {%- endif %}

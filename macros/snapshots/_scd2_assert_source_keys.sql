@@ -6,7 +6,7 @@
         creates two open versions of one key. Raising here leaves the snapshot table as it was.
     -#}
     {%- if not execute -%}{{ return(none) }}{%- endif -%}
-    {%- set keys = strategy.unique_key if strategy.unique_key | is_list else [strategy.unique_key] -%}
+    {%- set keys = scd2_audit._scd2_snapshot_context().key_columns -%}
     {%- set key_list = keys | join(', ') -%}
     {%- set checks -%}
         with source_keys as (

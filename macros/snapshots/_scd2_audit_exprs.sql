@@ -13,7 +13,7 @@
             'insert_ts': snapshot_get_time(),
             'update_ts': 'cast(null as timestamp)',
             'effective_start_ts': valid_from,
-            'effective_end_ts': scd2_high_end_ts(),
+            'effective_end_ts': scd2_audit.scd2_high_end_ts(),
         }) }}
     {%- elif event == 'close' -%}
         {{ return({

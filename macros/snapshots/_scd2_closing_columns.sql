@@ -5,7 +5,13 @@
         by the MERGE (spark__snapshot_merge_sql) and by its one-commit form for runs that
         change the table's columns (_scd2_merge_as_select_sql).
     -#}
-    {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
-    {%- set audit = scd2_audit_column_names() -%}
-    {{ return([columns.dbt_valid_to, audit.update_process_id, audit.update_ts, audit.effective_end_ts]) }}
+    {%- set columns = config.get('snapshot_table_column_names')
+        or get_snapshot_table_column_names() -%}
+    {%- set audit = scd2_audit.scd2_audit_column_names() -%}
+    {{ return([
+        columns.dbt_valid_to,
+        audit.update_process_id,
+        audit.update_ts,
+        audit.effective_end_ts,
+    ]) }}
 {%- endmacro %}

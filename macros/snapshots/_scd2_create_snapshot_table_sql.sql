@@ -17,7 +17,7 @@
     {%- if not managed -%}
         {{ return(create_table_as(False, relation, select_sql)) }}
     {%- endif -%}
-    {%- set audit = scd2_audit_column_names() -%}
+    {%- set audit = scd2_audit.scd2_audit_column_names() -%}
     {%- set properties = {
         'write.distribution-mode': 'none',
         'write.merge.distribution-mode': 'none',
@@ -32,7 +32,8 @@
     {{ comment_clause() }}
     tblproperties (
         {%- for key, value in properties.items() %}
-        {{ _scd2_sql_string(key) }} = {{ _scd2_sql_string(value) }}{{ ',' if not loop.last }}
+        {{ scd2_audit._scd2_sql_string(key) }} = {{ scd2_audit._scd2_sql_string(value) -}}
+        {{ ',' if not loop.last }}
         {%- endfor %}
     )
     as

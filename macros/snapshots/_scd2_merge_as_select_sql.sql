@@ -15,9 +15,10 @@
         Columns: the table's, in its order, with the types _scd2_schema_change widened, then
         the added ones (NULL in the versions already there).
     -#}
-    {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
-    {%- set audit = scd2_audit_column_names() -%}
-    {%- set closing = _scd2_closing_columns() | map('lower') | list -%}
+    {%- set columns = config.get('snapshot_table_column_names')
+        or get_snapshot_table_column_names() -%}
+    {%- set audit = scd2_audit.scd2_audit_column_names() -%}
+    {%- set closing = scd2_audit._scd2_closing_columns() | map('lower') | list -%}
     {%- set staged_types = {} -%}
     {%- for col in schema_change.staging_columns -%}
         {%- do staged_types.update({col.name | lower: col.dtype}) -%}
@@ -72,16 +73,20 @@
             {#- Added columns are NULL in the versions already there, except the closing
                 metadata of the versions this run closes (a table built by stock dbt gets the
                 audit columns on this run). -#}
-            {%- set value = ('cast(null as ' ~ col.type ~ ')') if col.added else ('snapshot_table.' ~ col.name) -%}
+            {%- set value = ('cast(null as ' ~ col.type ~ ')') if col.added
+                else ('snapshot_table.' ~ col.name) -%}
             {%- if col.lower in closing -%}
-                {%- set value = 'if(closing_rows.' ~ scd_id ~ ' is null, ' ~ value ~ ', closing_rows.' ~ col.name ~ ')' -%}
+                {%- set value = 'if(closing_rows.' ~ scd_id ~ ' is null, ' ~ value
+                    ~ ', closing_rows.' ~ col.name ~ ')' -%}
             {%- endif %}
-            {% if col.widened %}cast({{ value }} as {{ col.type }}){% else %}{{ value }}{% endif %} as {{ col.name }}{{ ',' if not loop.last }}
+            {% if col.widened %}cast({{ value }} as {{ col.type }})
+            {%- else %}{{ value }}
+            {%- endif %} as {{ col.name }}{{ ',' if not loop.last }}
             {%- endfor %}
         from snapshot_table
         left join closing_rows
             on closing_rows.{{ scd_id }} = snapshot_table.{{ scd_id }}
-            and {{ _scd2_open_version_sql('snapshot_table', has_process_id) }}
+            and {{ scd2_audit._scd2_open_version_sql('snapshot_table', has_process_id) }}
 
     ),
 
@@ -90,8 +95,11 @@
         select
             {%- for col in outputs %}
             {%- if col.lower in staged_types %}
-            {%- set same = staged_types[col.lower] | lower | replace(' ', '') == col.type | lower | replace(' ', '') %}
-            {% if same %}staged.{{ col.name }}{% else %}cast(staged.{{ col.name }} as {{ col.type }}){% endif %} as {{ col.name }}
+            {%- set same = staged_types[col.lower] | lower | replace(' ', '')
+                == col.type | lower | replace(' ', '') %}
+            {% if same %}staged.{{ col.name }}
+            {%- else %}cast(staged.{{ col.name }} as {{ col.type }})
+            {%- endif %} as {{ col.name }}
             {%- else %}
             cast(null as {{ col.type }}) as {{ col.name }}
             {%- endif %}{{ ',' if not loop.last }}

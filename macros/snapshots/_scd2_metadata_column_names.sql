@@ -6,11 +6,13 @@
         of these names) and by the staging query (a table column the source lacks, and not
         one of these, is a column the source lost).
     -#}
-    {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
+    {%- set columns = config.get('snapshot_table_column_names')
+        or get_snapshot_table_column_names() -%}
     {%- set names = [] -%}
-    {%- for role, name in columns.items() if role != 'dbt_is_deleted' or hard_deletes == 'new_record' -%}
+    {%- for role, name in columns.items()
+            if role != 'dbt_is_deleted' or hard_deletes == 'new_record' -%}
         {%- do names.append(name) -%}
     {%- endfor -%}
-    {%- do names.extend(scd2_audit_column_names().values() | list) -%}
+    {%- do names.extend(scd2_audit.scd2_audit_column_names().values() | list) -%}
     {{ return(names) }}
 {%- endmacro %}

@@ -36,7 +36,7 @@
         {%- if name not in target_types -%}
             {%- do change.added.append(col) -%}
         {%- else -%}
-            {%- set verdict = _scd2_type_change(target_types[name], col.dtype) -%}
+            {%- set verdict = scd2_audit._scd2_type_change(target_types[name], col.dtype) -%}
             {%- if verdict == 'widen' -%}
                 {%- do change.widened.update({name: col.dtype}) -%}
             {%- elif verdict == 'incompatible' -%}
@@ -55,6 +55,8 @@
             ~ "the column back to the table's type in the snapshot's select, or select the new "
             ~ "values under a new column name.") }}
     {%- endif -%}
-    {%- do change.update({'changed': (change.added | length > 0) or (change.widened | length > 0)}) -%}
+    {%- do change.update({
+        'changed': (change.added | length > 0) or (change.widened | length > 0),
+    }) -%}
     {{ return(change) }}
 {%- endmacro %}

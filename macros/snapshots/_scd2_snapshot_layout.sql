@@ -11,7 +11,7 @@
         A snapshot with its own partition_by, or a table partitioned otherwise, keeps its layout
         (its runs read the whole table).
     -#}
-    {%- set audit = scd2_audit_column_names() -%}
+    {%- set audit = scd2_audit.scd2_audit_column_names() -%}
     {%- set file_format = config.get('file_format') or 'parquet' -%}
     {%- set managed = file_format == 'iceberg' and config.get('partition_by') is none
         and (not exists or relation.is_iceberg) -%}

@@ -9,7 +9,10 @@
     -#}
     {%- set t = table_type | lower | replace(' ', '') -%}
     {%- set s = source_type | lower | replace(' ', '') -%}
-    {%- set int_rank = {'tinyint': 1, 'byte': 1, 'smallint': 2, 'short': 2, 'int': 3, 'integer': 3, 'bigint': 4, 'long': 4} -%}
+    {%- set int_rank = {
+        'tinyint': 1, 'byte': 1, 'smallint': 2, 'short': 2,
+        'int': 3, 'integer': 3, 'bigint': 4, 'long': 4,
+    } -%}
     {%- set int_digits = {1: 3, 2: 5, 3: 10, 4: 19} -%}
     {%- if t == s -%}{{ return('same') }}{%- endif -%}
     {%- set t_dec = t.startswith('decimal(') -%}

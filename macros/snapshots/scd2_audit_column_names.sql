@@ -1,5 +1,5 @@
 {% macro scd2_audit_column_names() -%}
-    {{ return(adapter.dispatch('scd2_audit_column_names', 'scd2_lakehouse')()) }}
+    {{ return(adapter.dispatch('scd2_audit_column_names', 'scd2_audit')()) }}
 {%- endmacro %}
 
 {% macro default__scd2_audit_column_names() -%}

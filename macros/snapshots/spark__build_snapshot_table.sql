@@ -5,9 +5,10 @@
         - the operational metadata columns, every version opened by this run.
         Keep it diffable against dbt-adapters' default__build_snapshot_table.
     -#}
-    {% set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() %}
+    {% set columns = config.get('snapshot_table_column_names')
+        or get_snapshot_table_column_names() %}
 
-    {% do _scd2_assert_source_keys(strategy, sql) %}
+    {% do scd2_audit._scd2_assert_source_keys(strategy, sql) %}
 
     select *,
         {{ strategy.scd_id }} as {{ columns.dbt_scd_id }},
@@ -17,7 +18,7 @@
       {%- if strategy.hard_deletes == 'new_record' -%}
         , 'False' as {{ columns.dbt_is_deleted }}
       {% endif -%},
-        {{ _scd2_audit_values('open', valid_from=strategy.updated_at) }}
+        {{ scd2_audit._scd2_audit_values('open', valid_from=strategy.updated_at) }}
     from (
         {{ sql }}
     ) sbq

@@ -12,8 +12,9 @@
         The staging view is referenced by name alone for Iceberg (dbt-spark creates it without
         catalog or schema there) and fully qualified otherwise (Delta, Hudi): keep both forms.
     -#}
-    {%- set columns = config.get("snapshot_table_column_names") or get_snapshot_table_column_names() -%}
-    {%- set audit = scd2_audit_column_names() -%}
+    {%- set columns = config.get("snapshot_table_column_names")
+        or get_snapshot_table_column_names() -%}
+    {%- set audit = scd2_audit.scd2_audit_column_names() -%}
 
     merge into {{ target }} as DBT_INTERNAL_DEST
     {% if target.is_iceberg %}
@@ -33,7 +34,7 @@
      {% endif %}
      and DBT_INTERNAL_SOURCE.dbt_change_type in ('update', 'delete')
         then update
-        set {% for column in _scd2_closing_columns() -%}
+        set {% for column in scd2_audit._scd2_closing_columns() -%}
             {{ column }} = DBT_INTERNAL_SOURCE.{{ column }}{{ ',' if not loop.last }}
             {% endfor %}
 

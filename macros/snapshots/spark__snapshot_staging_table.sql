@@ -60,19 +60,23 @@
              passed the run's time.
            Deletes keep dbt's run time; the audit columns record every run's own time.
     -#}
-    {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
-    {%- set audit = scd2_audit_column_names() -%}
-    {%- do _scd2_assert_source_keys(strategy, source_sql) -%}
+    {%- set columns = config.get('snapshot_table_column_names')
+        or get_snapshot_table_column_names() -%}
+    {%- set audit = scd2_audit.scd2_audit_column_names() -%}
+    {%- do scd2_audit._scd2_assert_source_keys(strategy, source_sql) -%}
     {%- set source_col_names = get_columns_in_query(source_sql) -%}
-    {%- set snapshotted_cols = get_list_of_column_names(adapter.get_columns_in_relation(target_relation)) -%}
+    {%- set snapshotted_cols = get_list_of_column_names(
+        adapter.get_columns_in_relation(target_relation)) -%}
     {%- set snapshotted_lower = snapshotted_cols | map('lower') | list -%}
     {#- A table built by stock dbt has no audit columns until this run adds them. -#}
     {%- set has_process_id = (audit.update_process_id | lower) in snapshotted_lower -%}
-    {%- do _scd2_assert_delete_share(strategy, source_sql, target_relation, has_process_id) -%}
+    {%- do scd2_audit._scd2_assert_delete_share(
+        strategy, source_sql, target_relation, has_process_id) -%}
     {%- set source_lower = source_col_names | map('lower') | list -%}
     {#- Columns this run writes itself; any other table column the source lacks is staged as
         NULL (dbt_is_deleted too, in a table once snapshotted with hard_deletes='new_record'). -#}
-    {%- set meta_lower = _scd2_metadata_column_names(strategy.hard_deletes) | map('lower') | list -%}
+    {%- set meta_lower = scd2_audit._scd2_metadata_column_names(strategy.hard_deletes)
+        | map('lower') | list -%}
     {%- set removed_cols = [] -%}
     {%- for col_name in snapshotted_cols
             if col_name | lower not in source_lower and col_name | lower not in meta_lower -%}
@@ -97,12 +101,12 @@
         {%- set opened_at = 's.' ~ columns.dbt_valid_from -%}
     {%- endif -%}
     {%- set open_events = {
-        'insert': _scd2_audit_exprs('open', valid_from=opened_at),
-        'deletion': _scd2_audit_exprs('open', valid_from=deleted_at),
+        'insert': scd2_audit._scd2_audit_exprs('open', valid_from=opened_at),
+        'deletion': scd2_audit._scd2_audit_exprs('open', valid_from=deleted_at),
     } -%}
     {%- set close_events = {
-        'update': _scd2_audit_exprs('close', valid_to=opened_at),
-        'delete': _scd2_audit_exprs('close', valid_to=deleted_at),
+        'update': scd2_audit._scd2_audit_exprs('close', valid_to=opened_at),
+        'delete': scd2_audit._scd2_audit_exprs('close', valid_to=deleted_at),
     } -%}
     {%- set latest_is_deleted -%}
         snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'
@@ -126,7 +130,7 @@
             {{ unique_key_fields(strategy.unique_key) }},
             true as dbt_scd2_target_row
         from {{ target_relation }}
-        where {{ _scd2_open_version_sql(with_process_id=has_process_id) }}
+        where {{ scd2_audit._scd2_open_version_sql(with_process_id=has_process_id) }}
 
     ),
 
@@ -204,7 +208,7 @@
         from {{ target_relation }} as closed
         where
             {%- if has_process_id %} closed.{{ audit.update_process_id }} is not null
-            {%- else %} not ({{ _scd2_open_version_sql('closed', false) }})
+            {%- else %} not ({{ scd2_audit._scd2_open_version_sql('closed', false) }})
             {%- endif %}
         group by all
 

@@ -10,7 +10,8 @@
         A per-run name also keeps two concurrent runs (or same-named snapshots in two schemas,
         which share the schema-less view for Iceberg) from using each other's staging view.
     -#}
-    {% set tmp_identifier = target_relation.identifier ~ '__dbt_tmp_' ~ invocation_id | replace('-', '') %}
+    {% set tmp_identifier = target_relation.identifier ~ '__dbt_tmp_'
+        ~ invocation_id | replace('-', '') %}
 
     {% if target_relation.is_iceberg %}
       {# iceberg catalog does not support create view, but regular spark does. We removed the catalog and schema #}

@@ -35,7 +35,7 @@ from python_helpers.generator.spec import (
     InvalidGeneratorArgument,
     check_day,
 )
-from python_helpers.lakehouse import PROJECT_ROOT
+from python_helpers.runtime.lakehouse import PROJECT_ROOT
 
 PROG = "python -m python_helpers.generate"
 DEFAULT_SEEDS_DIR = Path("seeds") / "generated"

@@ -83,6 +83,28 @@ def write_seed_files(data: DayData, seeds_dir: Path, *, properties: bool = True)
     return [seeds_dir / name for name in (SEED_FILES if properties else SEED_FILES[:2])]
 
 
+def write_seed_placeholders(seeds_dir: Path, spec: GeneratorSpec) -> list[Path]:
+    """Header-only seed files with ``spec``'s columns in ``seeds_dir``,
+    unless a day was generated there already: the project's snapshots read the seed
+    ``cdc_source`` through ``ref()`` (so that ``dbt build`` runs seeds first), and a ref to a seed
+    without its file does not parse. ``dbt seed`` of a placeholder loads an empty table.
+    Returns the files written (none when the seeds exist)."""
+    seeds_dir = Path(seeds_dir)
+    if (seeds_dir / SOURCE_FILE).exists():
+        return []
+    check_output_dir(seeds_dir, "seeds_dir")
+    seeds_dir.mkdir(parents=True, exist_ok=True)
+    files = {
+        SOURCE_FILE: ",".join(spec.source_columns) + "\n",
+        CHANGES_FILE: ",".join(spec.manifest_columns) + "\n",
+        PROPERTIES_FILE: "# Placeholder (header-only seeds): no day generated yet.\n"
+        + seed_properties(spec),
+    }
+    for name, text in files.items():
+        (seeds_dir / name).write_text(text)
+    return [seeds_dir / name for name in files]
+
+
 def write_day_folders(
     first: DayData, second: DayData, initial_output: Path, incremental_output: Path
 ) -> list[Path]:

@@ -7,7 +7,7 @@ import os
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
-from python_helpers.scratch import lakehouse_session
+from python_helpers.runtime.session import lakehouse_session
 
 APP_NAME = "scd2-generate"
 DEFAULT_MASTER = "local[2]"

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from python_helpers.lakehouse import PROJECT_ROOT
-from python_helpers.scratch import lakehouse_session
+from python_helpers.runtime.lakehouse import PROJECT_ROOT
+from python_helpers.runtime.session import lakehouse_session
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -39,12 +39,12 @@ def macros() -> dict[str, str]:
     return {path.name: path.read_text() for path in (PROJECT_ROOT / "macros").rglob("*.sql")}
 
 
-def project_config(name: str) -> dict[str, Any]:
+def project_config() -> dict[str, Any]:
     """dbt_project.yml settings a project needs for these macros: Iceberg for seeds and
-    snapshots, and the `scd2_lakehouse` dispatch namespace found in the test project."""
+    snapshots, and the package's name, which its macros call each other by
+    (`scd2_audit._scd2_...`), since the test project holds copies of them."""
     return {
-        "name": name,
-        "dispatch": [{"macro_namespace": "scd2_lakehouse", "search_order": [name, "dbt"]}],
+        "name": "scd2_audit",
         "seeds": {"+file_format": "iceberg"},
         "snapshots": {"+file_format": "iceberg"},
     }

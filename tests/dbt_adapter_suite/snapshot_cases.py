@@ -48,7 +48,7 @@ class TestSnapshotCheckCols(OurMacros, BaseSnapshotCheckCols):
 
     @pytest.fixture(scope="class")
     def project_config_update(self) -> dict[str, Any]:
-        return project_config("snapshot_strategy_check_cols")
+        return project_config()
 
 
 class TestSnapshotTimestamp(OurMacros, BaseSnapshotTimestamp):
@@ -56,4 +56,4 @@ class TestSnapshotTimestamp(OurMacros, BaseSnapshotTimestamp):
 
     @pytest.fixture(scope="class")
     def project_config_update(self) -> dict[str, Any]:
-        return project_config("snapshot_strategy_timestamp")
+        return project_config()

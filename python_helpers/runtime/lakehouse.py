@@ -1,9 +1,14 @@
 """The one definition of the local lakehouse's Spark configuration.
 
-Used by the dbt ``local`` target (through ``profiles.yml``'s ``server_side_parameters``,
-rendered by ``python -m python_helpers.lakehouse --profile-env``), by the tests' ``spark``
-fixture, by the generator and by the Thrift server launcher, so that every process sees the
-same warehouse, metastore, catalog and jars.
+Used by the dbt ``local`` target (through pyspark's ``conf/spark-defaults.conf``, rendered by
+``python -m python_helpers.runtime.lakehouse --write-defaults`` in ``make setup``; dbt-spark's
+session method starts Spark through pyspark's spark-submit, which reads that file, so
+``profiles.yml`` names no Spark setting), by the runtime's session factory
+(:mod:`python_helpers.runtime.session`: the pipeline, the generator, the tests' ``spark``
+fixture) and by the Thrift server launcher, so that every process sees the same warehouse,
+metastore, catalog and jars. ``--provision`` copies and builds the jars (see
+:func:`provision_jars` and :mod:`python_helpers.runtime.relocate`); ``--json`` prints the
+configuration.
 
 Environment variables (all optional):
 
@@ -30,7 +35,7 @@ import os
 import sys
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]  # python_helpers/runtime/lakehouse.py
 ICEBERG_JAR_NAME = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
 SHADED_JACKSON_JAR_NAME = "iceberg-shaded-jackson-2.15.2.jar"
 JACKSON_JARS = (
@@ -73,7 +78,7 @@ def provision_jars(force: bool = False) -> list[Path]:
 
     Both are cached under :func:`jars_dir` and rebuilt only when missing.
     """
-    from python_helpers.relocate import relocate_jars
+    from python_helpers.runtime.relocate import relocate_jars
 
     target = jars_dir()
     target.mkdir(parents=True, exist_ok=True)
@@ -168,7 +173,7 @@ def sizing_conf() -> dict[str, str]:
     has: a quarter of the machine's memory, between 1 and 8 GiB (``LAKEHOUSE_DRIVER_MEMORY``,
     e.g. ``12g``). Shuffles start at two partitions per core, at least 4
     (``LAKEHOUSE_SHUFFLE_PARTITIONS``), and adaptive execution coalesces or splits them by
-    their real size. On a cluster, size executors instead (see README, "Sizing Spark").
+    their real size. On a cluster, size executors instead (see docs/performance.md, "Sizing Spark").
     """
     cores = os.cpu_count() or 2
     memory = physical_memory_bytes() or 4 * 1024**3
@@ -197,8 +202,8 @@ def write_spark_defaults() -> Path:
     """
     prepare_dirs()
     lines = [
-        "# Written by `python -m python_helpers.lakehouse --write-defaults` (make setup).",
-        "# Edit python_helpers/lakehouse.py instead; this file is regenerated.",
+        "# Written by `python -m python_helpers.runtime.lakehouse --write-defaults` (make setup).",
+        "# Edit python_helpers/runtime/lakehouse.py instead; this file is regenerated.",
     ]
     lines += [f"{key} {value}" for key, value in sorted(spark_conf().items())]
     text = "\n".join(lines) + "\n"
@@ -216,7 +221,7 @@ def prepare_dirs() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m python_helpers.lakehouse",
+        prog="python -m python_helpers.runtime.lakehouse",
         description="Provision and print the local lakehouse's Spark configuration.",
     )
     parser.add_argument(

@@ -45,7 +45,7 @@ class SeedTiming:
 
 
 def _project(root: Path, schema: str, spark: SparkSession, stock: bool = False):
-    from python_helpers.scratch import ScratchProject
+    from python_helpers.tooling.scratch import ScratchProject
 
     project = ScratchProject(root, schema, spark)
     if stock:
@@ -85,12 +85,12 @@ def time_size(spark: SparkSession, rows: int, scratch: Path) -> SeedTiming:
         inserts = _project(scratch / f"inserts-{rows}", f"{schema}_inserts", spark)
         shutil.copytree(seeds_dir, inserts.root / "seeds" / "generated")
         config = inserts.root / "dbt_project.yml"
-        seeds_block = "seeds:\n  scd2_lakehouse:\n"
+        seeds_block = "seeds:\n  scd2_audit:\n"
         text = config.read_text()
         if seeds_block not in text:
             raise BenchmarkSetupError(
                 f"{config}: no '{seeds_block!r}' block to add seed_load_method to; update "
-                "python_helpers/bench_seed.py to the project's dbt_project.yml"
+                "python_helpers/tooling/bench_seed.py to the project's dbt_project.yml"
             )
         config.write_text(
             text.replace(seeds_block, seeds_block + "    +seed_load_method: sql_inserts\n")

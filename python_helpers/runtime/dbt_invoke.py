@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from python_helpers.lakehouse import PROJECT_ROOT
+from python_helpers.runtime.lakehouse import PROJECT_ROOT
 
 
 class DbtStepError(RuntimeError):

@@ -2,7 +2,7 @@
 
 The server is pyspark's own ``HiveThriftServer2``, launched through ``<pyspark>/bin/spark-submit``
 (the pip wheel ships no ``sbin/start-thriftserver.sh``) with every setting of
-:func:`python_helpers.lakehouse.spark_conf`: the same warehouse, Derby metastore, Iceberg
+:func:`python_helpers.runtime.lakehouse.spark_conf`: the same warehouse, Derby metastore, Iceberg
 catalog and jars as dbt's ``local`` target. dbt's ``thrift`` target (``profiles.yml``), beeline,
 PyHive or any Hive2 JDBC/ODBC client then talk to it.
 
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from python_helpers.lakehouse import (
+from python_helpers.runtime.lakehouse import (
     LakehouseConfigError,
     lakehouse_dir,
     metastore_dir,
@@ -277,7 +277,7 @@ def build_command(host: str, port: int, conf: dict[str, str], properties: Path) 
 def _stop_command(port: int) -> str:
     return (
         f"make thrift-stop SPARK_THRIFT_PORT={port} "
-        f"(or: python -m python_helpers.thrift stop --port {port})"
+        f"(or: python -m python_helpers.operations.thrift stop --port {port})"
     )
 
 
@@ -308,7 +308,8 @@ def start(
     files.folder.mkdir(parents=True, exist_ok=True)
     conf = spark_conf()
     files.properties.write_text(
-        "# Rendered by python -m python_helpers.thrift start; edit python_helpers/lakehouse.py.\n"
+        "# Rendered by python -m python_helpers.operations.thrift start; "
+        "edit python_helpers/runtime/lakehouse.py.\n"
         + "".join(f"{key} {value}\n" for key, value in sorted(conf.items()))
     )
     command = build_command(host, port, conf, files.properties)
@@ -477,7 +478,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: $LAKEHOUSE_DIR, else <project>/.lakehouse)",
     )
     parser = argparse.ArgumentParser(
-        prog="python -m python_helpers.thrift",
+        prog="python -m python_helpers.operations.thrift",
         description="Start, stop or inspect a Spark Thrift Server (HiveServer2 protocol) over "
         "the local lakehouse: same warehouse, Derby metastore, Iceberg catalog and jars as "
         "dbt's local target. dbt's `thrift` target, beeline, PyHive and Hive2 JDBC/ODBC "

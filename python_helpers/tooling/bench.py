@@ -28,14 +28,14 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from python_helpers.lakehouse import ICEBERG_JAR_NAME, PROJECT_ROOT, physical_memory_bytes
+from python_helpers.runtime.lakehouse import ICEBERG_JAR_NAME, PROJECT_ROOT, physical_memory_bytes
 
 BENCHMARKS_FILE = PROJECT_ROOT / "BENCHMARKS.md"
 HEADER = """# Benchmarks
 
-Written by `make bench` (`python -m python_helpers.bench`); each section is replaced when its
-benchmark is rerun (`make bench BENCH_ARGS="--only NAME"`). Figures depend on the machine
-described in each section, including how busy it was (load average).
+Written by `make bench` (`python -m python_helpers.tooling.bench`); each section is replaced
+when its benchmark is rerun (`make bench BENCH_ARGS="--only NAME"`). Figures depend on the
+machine described in each section, including how busy it was (load average).
 """
 
 
@@ -114,7 +114,7 @@ register(Benchmark("generator", "Change-data generator throughput", generator_be
 
 
 def _snapshot_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
-    from python_helpers.bench_snapshot import snapshot_benchmark
+    from python_helpers.tooling.bench_snapshot import snapshot_benchmark
 
     return snapshot_benchmark(spark, args, scratch)
 
@@ -129,7 +129,7 @@ register(
 
 
 def _history_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
-    from python_helpers.bench_snapshot import history_benchmark
+    from python_helpers.tooling.bench_snapshot import history_benchmark
 
     return history_benchmark(spark, args, scratch)
 
@@ -147,7 +147,7 @@ register(
 
 
 def _seed_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
-    from python_helpers.bench_seed import seed_benchmark
+    from python_helpers.tooling.bench_seed import seed_benchmark
 
     return seed_benchmark(spark, args, scratch)
 
@@ -159,6 +159,18 @@ register(
         _seed_benchmark,
     )
 )
+
+
+# --- the demo -------------------------------------------------------------------------------
+
+
+def _demo_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
+    from python_helpers.tooling.bench_demo import demo_benchmark
+
+    return demo_benchmark(spark, args, scratch)
+
+
+register(Benchmark("demo", "make demo: today against before the seed work", _demo_benchmark))
 
 
 # --- the document --------------------------------------------------------------------------
@@ -211,7 +223,9 @@ def _sizes(text: str) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m python_helpers.bench", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m python_helpers.tooling.bench", description=__doc__
+    )
     parser.add_argument(
         "--only",
         action="append",
@@ -280,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
 
     scratch = Path(tempfile.mkdtemp(prefix="scd2-bench-"))
     os.environ["LAKEHOUSE_DIR"] = str(args.lakehouse_dir or scratch / "lakehouse")
-    from python_helpers.scratch import lakehouse_session
+    from python_helpers.runtime.session import lakehouse_session
 
     spark = lakehouse_session("scd2-bench", args.master)
     try:

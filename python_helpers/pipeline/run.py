@@ -1,4 +1,5 @@
-"""The day-by-day pipeline: generate, dbt seed, dbt snapshot, dbt run, dbt test, per day.
+"""The day-by-day pipeline: each day, generate the day, then ``dbt build`` (seeds, snapshots,
+the analyst views and every test, in dependency order).
 
 All dbt steps run in this process through dbt's programmatic runner, on the one Spark JVM
 this process starts. After the last day it prints, per snapshot and per run (process id), the
@@ -23,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from python_helpers.dbt_invoke import DbtStep, DbtStepError, run_dbt
-from python_helpers.lakehouse import (
+from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError, run_dbt
+from python_helpers.runtime.lakehouse import (
     PROJECT_ROOT,
     lakehouse_dir,
     metastore_dir,
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from python_helpers.generator import GeneratorSpec
-    from python_helpers.reconcile import Executor, Reconciliation
+    from python_helpers.pipeline.reconcile import Executor, Reconciliation
 
 
 QUERY_VERBS = {"select", "with", "show", "describe", "desc"}
@@ -94,7 +95,7 @@ def _check_no_server_on_lakehouse() -> None:
     folder = lakehouse_dir() / "thrift"
     if not folder.exists():
         return
-    from python_helpers.thrift import ServerFiles, read_pid
+    from python_helpers.operations.thrift import ServerFiles, read_pid
 
     for pid_file in folder.glob("thrift-*.pid"):
         port = int(pid_file.stem.split("-", 1)[1])
@@ -160,7 +161,7 @@ def _local_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
     """The in-process lakehouse session; dbt's session target reuses it."""
     from pyspark import SparkContext
 
-    from python_helpers.scratch import lakehouse_session
+    from python_helpers.runtime.session import lakehouse_session
 
     _check_no_server_on_lakehouse()
     running = SparkContext._active_spark_context is not None
@@ -254,8 +255,12 @@ def run(options: PipelineOptions) -> int:
 def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]:
     """Every day's steps; one reconciliation per snapshot and day. Raises on a failed step."""
     from python_helpers.generator import generate_day
-    from python_helpers.generator.output import write_seed_files, write_tables
-    from python_helpers.reconcile import audit_column_names, reconcile
+    from python_helpers.generator.output import (
+        write_seed_files,
+        write_seed_placeholders,
+        write_tables,
+    )
+    from python_helpers.pipeline.reconcile import audit_column_names, reconcile
 
     _check_options(options)
     spec = build_spec(options)  # validates before anything is touched
@@ -263,7 +268,10 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
     dbt_flags = ["--target", options.target, "--vars", json.dumps({"cdc_no_keys": options.no_keys})]
     quiet = [] if options.verbose else ["--quiet"]
     keys = spec.key_columns
-    audit = audit_column_names()
+    seeds_dir = options.project_dir / "seeds" / "generated"
+    # The snapshots ref() the seed cdc_source: with --format table the seed files are never
+    # loaded (the day's tables take their place) but must exist for the project to parse.
+    write_seed_placeholders(seeds_dir, spec)
 
     where = (
         lakehouse_dir()
@@ -279,6 +287,7 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
     with timer.step(0, "start spark"):
         engine = _local_engine if options.target == "local" else _thrift_engine
         spark, execute = engine(options)
+    audit = audit_column_names(options.project_dir, dbt_flags)
 
     def dbt(day: int, *args: str) -> DbtStep:
         with timer.step(day, "dbt " + args[0]):
@@ -289,23 +298,28 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
         with timer.step(day, "generate"):
             data = generate_day(spark, spec, day)
             if options.output_format == "csv":
-                write_seed_files(data, options.project_dir / "seeds" / "generated")
+                write_seed_files(data, seeds_dir)
             else:
                 write_tables(data, options.schema)
-        if options.output_format == "csv":
-            dbt(day, "seed", "--full-refresh")
-        snapshot = dbt(day, "snapshot")
-        dbt(day, "run")
-        dbt(day, "test")
+        # Seeds, snapshots, views and tests in dependency order, each node's tests right after
+        # it (a failing test skips what depends on it); with --format table the day is already
+        # in the seed tables' place.
+        build = dbt(
+            day,
+            "build",
+            *([] if options.output_format == "csv" else ["--exclude-resource-type", "seed"]),
+        )
         with timer.step(day, "reconcile"):
-            for node in snapshot.result.results:
+            for node in build.result.results:
+                if node.node.resource_type != "snapshot":
+                    continue
                 results.append(
                     reconcile(
                         execute,
                         options.schema,
                         node.node.name,
                         day,
-                        snapshot.invocation_id,
+                        build.invocation_id,
                         keys,
                         audit,
                     )
@@ -316,7 +330,7 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
 
 def report(results: list[Reconciliation], timer: StepTimer) -> bool:
     """Print the per-run summary and the reconciliation; True when every row is OK."""
-    from python_helpers.reconcile import cdc_line
+    from python_helpers.pipeline.reconcile import cdc_line
 
     print(f"\nAll steps passed in {timer.total:.1f} s.\n")
     print("Changes per snapshot and run (process id = the run's dbt invocation_id)")

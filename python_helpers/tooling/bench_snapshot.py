@@ -50,7 +50,7 @@ class SnapshotTiming:
 def _project(
     root: Path, schema: str, spark: SparkSession, name: str, stock: bool, strategy: str = CHECK
 ):
-    from python_helpers.scratch import ScratchProject
+    from python_helpers.tooling.scratch import ScratchProject
 
     project = ScratchProject(root, schema, spark)
     if stock:
@@ -126,10 +126,10 @@ def snapshot_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: P
         "and duplicate keys and counts the share of open versions a run would delete (two "
         "narrow scans of the source and one of the open versions' keys), and it writes six "
         "more columns. With the timestamp strategy it also reads three columns of the closed "
-        "history to date and identify keys that come back after a delete (README, 'When the "
-        "source changes shape or keys come back'). Both use one key built from the five key "
-        "columns: stock dbt-spark 1.11 cannot snapshot a list `unique_key` twice "
-        "(dbt-labs/dbt-adapters#2101).",
+        "history to date and identify keys that come back after a delete "
+        "(docs/snapshot-metadata.md, 'When the source changes shape or keys come back'). Both "
+        "use one key built from the five key columns: stock dbt-spark 1.11 cannot snapshot a "
+        "list `unique_key` twice (dbt-labs/dbt-adapters#2101).",
     ]
     return "\n".join(lines)
 

@@ -1,5 +1,5 @@
 {% macro cdc_key_columns() -%}
-    {{ return(adapter.dispatch('cdc_key_columns', 'scd2_lakehouse')()) }}
+    {{ return(adapter.dispatch('cdc_key_columns', 'scd2_audit')()) }}
 {%- endmacro %}
 
 {% macro default__cdc_key_columns() -%}

@@ -1,7 +1,9 @@
 """Throw-away copies of this dbt project (configuration and macros, own seeds and snapshots).
 
 Used by the tests and the smoke demo: each copy writes to its own schema, so runs never see
-each other's tables, and nothing is written into the project's own folders.
+each other's tables, and nothing is written into the project's own folders. The SparkSession
+a copy runs on comes from the runtime's factory,
+:func:`python_helpers.runtime.session.lakehouse_session`.
 """
 
 from __future__ import annotations
@@ -14,34 +16,20 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from python_helpers.dbt_invoke import DbtStep, run_dbt
-from python_helpers.lakehouse import PROJECT_ROOT, prepare_dirs, spark_conf
+from python_helpers.runtime.dbt_invoke import DbtStep, run_dbt
+from python_helpers.runtime.lakehouse import PROJECT_ROOT
 
 PROJECT_FILES = ("dbt_project.yml", "profiles.yml")
 PROJECT_DIRS = ("macros",)
-
-
-def lakehouse_session(app_name: str, master: str | None = "local[2]") -> SparkSession:
-    """The in-process SparkSession on the lakehouse; dbt's session target reuses it.
-
-    ``master=None`` keeps the master chosen outside (spark-submit's ``--master``).
-    """
-    prepare_dirs()
-    builder = SparkSession.builder.appName(app_name)
-    if master is not None:
-        builder = builder.master(master)
-    for key, value in spark_conf().items():
-        builder = builder.config(key, value)
-    session = builder.enableHiveSupport().getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    return session
 
 
 class ScratchProject:
     """A copy of this project's dbt configuration and macros in ``root``, on schema ``schema``.
 
     ``include`` names more project folders to copy as they are, e.g. ``("models", "snapshots")``
-    to run the project's own snapshots and models against the scratch schema.
+    to run the project's own snapshots and models against the scratch schema; with
+    ``snapshots``, the generated seeds they ref() start as placeholders (header only), replaced
+    by a generated day, by :meth:`write_seed`, or stood in for by tables the generator writes.
     """
 
     def __init__(
@@ -57,6 +45,15 @@ class ScratchProject:
             shutil.copytree(PROJECT_ROOT / name, root / name, dirs_exist_ok=True)
         for name in ("seeds", "snapshots", "models"):
             (root / name).mkdir(exist_ok=True)
+        if "snapshots" in include:
+            from python_helpers.generator.output import write_seed_placeholders
+            from python_helpers.generator.placeholders import placeholder_spec
+
+            write_seed_placeholders(self.generated_seeds, placeholder_spec())
+
+    @property
+    def generated_seeds(self) -> Path:
+        return self.root / "seeds" / "generated"
 
     def write(self, relative: str, text: str) -> Path:
         path = self.root / relative
@@ -65,7 +62,9 @@ class ScratchProject:
         return path
 
     def write_seed(self, name: str, header: str, rows: list[str]) -> Path:
-        return self.write(f"seeds/{name}.csv", "\n".join([header, *rows]) + "\n")
+        """``seeds/<name>.csv``, or the generated seed of that name when there is one."""
+        folder = "seeds/generated" if (self.generated_seeds / f"{name}.csv").exists() else "seeds"
+        return self.write(f"{folder}/{name}.csv", "\n".join([header, *rows]) + "\n")
 
     def dbt(self, *args: str, check: bool = True) -> DbtStep:
         os.environ["DBT_SCHEMA"] = self.schema

@@ -11,29 +11,35 @@ SparkSession (``local`` target) or through a Spark Thrift Server (``thrift`` tar
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from python_helpers.lakehouse import PROJECT_ROOT
+from python_helpers.runtime.dbt_invoke import run_dbt
+from python_helpers.runtime.lakehouse import PROJECT_ROOT
 
 # Manifest change type -> the classic hash-based CDC letter.
 CODES = {"updated": "U", "unchanged": "N", "inserted": "I", "deleted": "D"}
-DEFAULT_AUDIT = {
-    "insert_process_id": "audit_insert_process_id",
-    "update_process_id": "audit_update_process_id",
-}
 Executor = Callable[[str], Sequence[Sequence[Any]]]
 
+# One dbt query returns the names as the package resolves them (macro
+# scd2_audit_column_names: its defaults, the project's vars and the run's --vars).
+_AUDIT_NAMES_SQL = "select '{{ tojson(scd2_audit.scd2_audit_column_names()) }}' as names"
 
-def audit_column_names(project_dir: Path = PROJECT_ROOT) -> dict[str, str]:
-    """The metadata column names, from dbt_project.yml's vars (their one definition)."""
-    project = yaml.safe_load((project_dir / "dbt_project.yml").read_text())
-    configured = (project.get("vars") or {}).get("scd2_audit_column_names") or {}
-    return {**DEFAULT_AUDIT, **{k: str(v).lower() for k, v in configured.items()}}
+
+def audit_column_names(
+    project_dir: Path = PROJECT_ROOT, dbt_args: Sequence[str] = ()
+) -> dict[str, str]:
+    """The operational metadata column names (role -> name), read through dbt from their one
+    definition, the package macro ``scd2_audit_column_names``; ``dbt_args`` as for the run
+    (``--target``, ``--vars``)."""
+    step = run_dbt(
+        ["show", "--quiet", "--inline", _AUDIT_NAMES_SQL, "--limit", "1", *dbt_args],
+        project_dir=project_dir,
+    )
+    return json.loads(step.result.results[0].agate_table.rows[0][0])
 
 
 def reconciliation_sql(
@@ -81,7 +87,8 @@ def reconciliation_sql(
             select v.{", v.".join(keys)}, 'unchanged' as change_type
             from versions as v
             left anti join touched as t on {on_touched}
-            where v.dbt_valid_to is null and v.{audit["insert_process_id"]} != '{run}'
+            where v.{audit["update_process_id"]} is null
+                and v.{audit["insert_process_id"]} != '{run}'
         ),
 
         observed as (

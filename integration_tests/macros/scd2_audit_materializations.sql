@@ -1,0 +1,18 @@
+{#-
+    dbt's opt-in for a package's versions of built-in materializations: since dbt 1.8 a
+    package's `snapshot`, `seed` or `view` materialization is used only when the root project
+    wraps it (https://docs.getdbt.com/reference/global-configs/behavior-flags/require_explicit_package_overrides_for_builtin_materializations).
+    Without these wrappers, dispatch alone still gives the metadata columns, but not the
+    guards, the one-commit schema changes or the atomic seed load.
+-#}
+{% materialization snapshot, adapter='spark' %}
+    {{ return(scd2_audit.materialization_snapshot_spark()) }}
+{% endmaterialization %}
+
+{% materialization seed, adapter='spark' %}
+    {{ return(scd2_audit.materialization_seed_spark()) }}
+{% endmaterialization %}
+
+{% materialization view, adapter='spark' %}
+    {{ return(scd2_audit.materialization_view_spark()) }}
+{% endmaterialization %}

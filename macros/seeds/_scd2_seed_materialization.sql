@@ -1,0 +1,125 @@
+{% macro _scd2_seed_materialization() %}
+    {#-
+        dbt's seed materialization (dbt-adapters `materialization seed, default` with
+        dbt-spark's `spark__reset_csv_table`, `spark__create_csv_table` and
+        `spark__load_csv_rows`), rebuilt around one atomic statement:
+
+        - Loading: Spark's own CSV reader reads the file where Spark can see it
+          (`seed_load_method`, see `_scd2_seed_load_method`); elsewhere dbt's agate rows are
+          inserted into a staging table as escaped SQL literals (dbt-spark's session method
+          does not escape its bindings, so an apostrophe broke the seed). Both give text
+          columns; `_scd2_seed_select` types them as stock dbt would (dbt's NULL rule,
+          `column_types`, else dbt's type inference) and fails on a value its type cannot
+          hold, where stock dbt loads a NULL.
+        - Writing: stock dbt-spark drops the table, creates it and inserts batches, so a
+          failed or killed seed leaves no table or an empty one, and the next snapshot sees
+          an empty source. Here one `create or replace table ... as select` replaces the
+          table's schema and rows in one Iceberg (or Delta) commit: a seed that fails for any
+          reason leaves the previous table, its rows and its snapshot history as they were.
+          Like stock dbt-spark, every run re-creates the table from the file (new columns and
+          types included), with or without `--full-refresh`. Formats that cannot replace a
+          table in place (parquet, hive...) keep dbt-spark's drop and create.
+        - dbt's `agate_table` result (for `dbt seed --show`) is a sample read back from the
+          table, so the file is never read into Python on the fast path.
+    -#}
+    {%- set identifier = model['alias'] -%}
+    {%- set full_refresh_mode = should_full_refresh() -%}
+    {%- set old_relation = adapter.get_relation(
+        database=database, schema=schema, identifier=identifier) -%}
+    {%- set target_relation = this.incorporate(type='table') -%}
+    {%- set grant_config = config.get('grants') -%}
+    {%- set file_format = config.get('file_format', validator=validation.any[basestring]) -%}
+
+    {%- if old_relation is not none and old_relation.is_view -%}
+        {{ exceptions.raise_compiler_error(
+            "Cannot seed to '{}', it is a view".format(old_relation.render())) }}
+    {%- endif -%}
+
+    {{ run_hooks(pre_hooks, inside_transaction=False) }}
+    {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+    {%- set load_method = scd2_audit._scd2_seed_load_method(model) -%}
+    {%- set column_types = model['config'].get('column_types') or {} -%}
+    {%- set run_suffix = invocation_id | replace('-', '_') -%}
+    {%- set stage_relation = none -%}
+    {%- if load_method == 'spark_csv' -%}
+        {%- set source = 'scd2_seed_' ~ identifier ~ '_' ~ run_suffix -%}
+        {%- set columns = scd2_audit._scd2_seed_csv_view(model, source) -%}
+    {%- else -%}
+        {%- set stage_relation = make_temp_relation(
+            target_relation, '__dbt_seed_' ~ run_suffix[:8]
+        ).incorporate(type='table', is_iceberg=(file_format == 'iceberg')) -%}
+        {%- do adapter.drop_relation(stage_relation) -%}
+        {%- set loaded = scd2_audit._scd2_seed_rows_table(model, stage_relation) -%}
+        {%- set source = stage_relation -%}
+        {%- set columns = loaded['columns'] -%}
+    {%- endif -%}
+    {%- set inferred = [] -%}
+    {%- for name in columns if name not in column_types -%}
+        {%- do inferred.append(name) -%}
+    {%- endfor -%}
+    {#- Types of the columns without column_types: agate's, where dbt read the file; else from
+        one pass of Spark over the text (no pass when every column is pinned). -#}
+    {%- if stage_relation is not none -%}
+        {%- set types = loaded['inferred_types'] -%}
+    {%- else -%}
+        {%- set types = scd2_audit._scd2_seed_infer_types(source, inferred) -%}
+    {%- endif -%}
+    {%- for name in columns -%}
+        {%- if name in column_types -%}
+            {%- do types.update({name: column_types[name]}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+
+    {%- set replace_in_place = file_format in ['iceberg', 'delta']
+        and (old_relation is none or old_relation.is_iceberg or old_relation.is_delta) -%}
+    {%- if old_relation is not none and not replace_in_place -%}
+        {%- do adapter.drop_relation(old_relation) -%}
+    {%- endif -%}
+    {%- set build_sql -%}
+        {{ 'create or replace table' if replace_in_place else 'create table' }} {{ target_relation }}
+        {{ file_format_clause() }}
+        {{ options_clause() }}
+        {{ tblproperties_clause() }}
+        {{ partition_cols(label="partitioned by") }}
+        {{ clustered_cols(label="clustered by") }}
+        {{ location_clause() }}
+        {{ comment_clause() }}
+        as
+        {{ scd2_audit._scd2_seed_select(model, source, columns, types, inferred) }}
+    {%- endset -%}
+    {%- call statement('scd2_seed_build') -%}
+        {{ build_sql }}
+    {%- endcall -%}
+
+    {%- if stage_relation is not none -%}
+        {%- do adapter.drop_relation(stage_relation) -%}
+    {%- else -%}
+        {%- call statement('scd2_seed_drop_view') -%}
+            drop view if exists {{ source }}
+        {%- endcall -%}
+    {%- endif -%}
+
+    {%- set rows_affected = run_query('select count(*) from ' ~ target_relation).rows[0][0] -%}
+    {#- dbt seed --show prints a sample; otherwise the build's own (empty) result serves. -#}
+    {%- if invocation_args_dict.get('show') -%}
+        {%- set sample = run_query('select * from ' ~ target_relation ~ ' limit 100') -%}
+    {%- else -%}
+        {%- set sample = load_result('scd2_seed_build').table -%}
+    {%- endif -%}
+    {%- do store_result('agate_table', response='OK', agate_table=sample) -%}
+    {%- set code = 'CREATE' if full_refresh_mode or old_relation is none else 'INSERT' -%}
+    {% call noop_statement('main', code ~ ' ' ~ rows_affected, code, rows_affected) %}
+        {{ build_sql }}
+    {% endcall %}
+
+    {%- set should_revoke = should_revoke(old_relation, full_refresh_mode) -%}
+    {%- do apply_grants(target_relation, grant_config, should_revoke=should_revoke) -%}
+    {%- do persist_docs(target_relation, model) -%}
+
+    {{ run_hooks(post_hooks, inside_transaction=True) }}
+    {{ adapter.commit() }}
+    {{ run_hooks(post_hooks, inside_transaction=False) }}
+
+    {{ return({'relations': [target_relation]}) }}
+{% endmacro %}

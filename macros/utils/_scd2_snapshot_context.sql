@@ -1,0 +1,73 @@
+{% macro _scd2_snapshot_context(
+    relation=none, unique_key=none, valid_to_current=none, remedy=none
+) -%}
+    {#-
+        The one definition of what the package knows about a snapshot, read by the overrides,
+        the guards, the generic tests and the analyst macros:
+        - unique_key as configured, and key_columns: the same as a list of column names;
+        - columns: dbt's column names, with snapshot_meta_column_names applied;
+        - audit: the operational metadata names (scd2_audit_column_names());
+        - valid_to_current: dbt_valid_to_current, or none;
+        - high_end: the high-end timestamp as SQL (scd2_high_end_ts());
+        - documented: the columns the snapshot's YAML documents (graph lookup only).
+        With no relation: the snapshot being run, from its own config. With a relation: the
+        snapshot that builds it, found in the graph, so that generic tests and analyst macros
+        need no arguments and cannot drift from the snapshot; unique_key and valid_to_current
+        given here win, for a relation that no snapshot builds (a copy, a source). unique_key is
+        none (key_columns empty) when none is found, or before execution.
+        - is_open: dbt's rule for an open version, as SQL (_scd2_open_version_sql).
+        `remedy`: when given, no unique_key at execution is an error that ends with it.
+    -#}
+    {%- set found = {
+        'unique_key': none,
+        'valid_to_current': none,
+        'documented': [],
+        'columns': get_snapshot_table_column_names(),
+    } -%}
+    {%- if relation is none -%}
+        {%- do found.update({
+            'unique_key': config.get('unique_key'),
+            'valid_to_current': config.get('dbt_valid_to_current'),
+            'columns': config.get('snapshot_table_column_names') or get_snapshot_table_column_names(),
+        }) -%}
+    {%- elif execute -%}
+        {%- for node in graph.nodes.values() if node.resource_type == 'snapshot'
+                and node.schema == relation.schema
+                and (node.alias or node.name) == relation.identifier -%}
+            {%- do found.update({
+                'unique_key': node.config.unique_key,
+                'valid_to_current': node.config.get('dbt_valid_to_current'),
+                'documented': node.columns.keys() | map('lower') | list,
+            }) -%}
+            {%- for role, name in (node.config.get('snapshot_meta_column_names') or {}).items()
+                    if name -%}
+                {%- do found.columns.update({role: name}) -%}
+            {%- endfor -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- if unique_key is not none -%}
+        {%- do found.update({'unique_key': unique_key}) -%}
+    {%- endif -%}
+    {%- if valid_to_current is not none -%}
+        {%- do found.update({'valid_to_current': valid_to_current}) -%}
+    {%- endif -%}
+    {%- set raw_keys = found.unique_key if found.unique_key | is_list else [found.unique_key] -%}
+    {%- set keys = raw_keys | reject('none') | map('trim') | list -%}
+    {%- set context = {
+        'unique_key': found.unique_key,
+        'key_columns': keys,
+        'key_list': keys | join(', '),
+        'columns': found.columns,
+        'audit': scd2_audit.scd2_audit_column_names(),
+        'valid_to_current': found.valid_to_current,
+        'high_end': scd2_audit.scd2_high_end_ts(),
+        'documented': found.documented,
+    } -%}
+    {%- do context.update({'is_open': scd2_audit._scd2_open_version_sql(none, false, context)}) -%}
+    {%- if execute and remedy and not keys -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_audit on " ~ relation ~ ": no unique_key given, and no snapshot of this "
+            ~ "project builds that relation. " ~ remedy) }}
+    {%- endif -%}
+    {{ return(context) }}
+{%- endmacro %}
