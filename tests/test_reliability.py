@@ -265,11 +265,11 @@ def test_day_run_twice_creates_no_duplicates(
 # Regression guard: dbt-spark's staging view was default.<snapshot>__dbt_tmp, left behind by a
 # run that died in its merge; the next run's `create or replace view` kept the old text
 # (apache/iceberg#15490), so it merged the dead run's staging query and recorded the dead
-# run's invocation_id. Each run now names its own staging view.
+# run's invocation_id. Each run now names its own staging view, a temporary one (Iceberg).
 
 
 def _staging_view(name: str, run_id: str) -> str:
-    return f"default.{name}__dbt_tmp_{run_id.replace('-', '')}"
+    return f"{name}__dbt_tmp_{run_id.replace('-', '')}"
 
 
 @dataclass(frozen=True)
@@ -338,9 +338,9 @@ def failed_merge(
             history(project, name),
         )
     finally:
-        for view in spark.sql("show views in default").collect():
-            if view.viewName.startswith(f"{name}__dbt_tmp"):
-                spark.sql(f"drop view if exists default.{view.viewName}")
+        for view in spark.catalog.listTables():
+            if view.isTemporary and view.name.startswith(f"{name}__dbt_tmp"):
+                spark.catalog.dropTempView(view.name)
 
 
 def test_failed_merge_leaves_table_unchanged(failed_merge: FailedMerge) -> None:

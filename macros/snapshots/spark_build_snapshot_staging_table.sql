@@ -9,6 +9,7 @@
         so the next run merged the dead run's staging query, with the dead run's process id.
         A per-run name also keeps two concurrent runs (or same-named snapshots in two schemas,
         which share the schema-less view for Iceberg) from using each other's staging view.
+        For Iceberg the view is also temporary (below).
     -#}
     {% set tmp_identifier = target_relation.identifier ~ '__dbt_tmp_'
         ~ invocation_id | replace('-', '') %}
@@ -28,9 +29,16 @@
 
     {% set select = snapshot_staging_table(strategy, sql, target_relation) %}
 
-    {# needs to be a non-temp view so that its columns can be ascertained via `describe` #}
+    {#- Iceberg: a temporary view (dbt-spark: a view in the current database). Spark describes
+        temporary views as well, and a session's view costs no metastore write to create or to
+        drop, cannot collide with another session's, and cannot outlive a failed run's session
+        in the metastore. Delta and Hudi keep dbt-spark's view in the snapshot's schema. -#}
     {% call statement('build_snapshot_staging_relation') %}
+        {%- if target_relation.is_iceberg %}
+        {{ create_temporary_view(tmp_relation, select) }}
+        {%- else %}
         {{ create_view_as(tmp_relation, select) }}
+        {%- endif %}
     {% endcall %}
 
     {% do return(tmp_relation) %}
