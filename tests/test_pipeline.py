@@ -81,7 +81,7 @@ def test_reconciliation_catches_a_wrong_manifest(pipeline_run) -> None:
         3,
         last.run_id,
         keys,
-        audit_column_names(),
+        audit_column_names(project.root, ["--target", "local"]),
         manifest="cdc_changes_tampered",
     )
     assert not bad.all_ok

@@ -13,6 +13,11 @@
         before the first snapshot), the columns documented in the snapshot's YAML stand in, so
         that the SQL still compiles to its real shape.
     -#}
+    {%- if relation is none -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2 analytics: the relation is none (a table that does not exist?). Pass a "
+            ~ "snapshot, e.g. ref('my_snapshot').") }}
+    {%- endif -%}
     {%- set snapshot = scd2_audit._scd2_snapshot_context(
         relation, unique_key, remedy='Pass unique_key=[...] to the macro.') -%}
     {%- set columns = snapshot.columns -%}

@@ -39,6 +39,6 @@
             ~ "columns the snapshot adds: " ~ clashes | join(', ') ~ " (names are compared "
             ~ "without regard to case). Nothing was written. Rename them in the snapshot's "
             ~ "select, or choose other names in snapshot_meta_column_names (dbt's columns) or "
-            ~ "var scd2_audit.scd2_audit_column_names (the audit columns).") }}
+            ~ "var scd2_audit_column_names (the audit columns).") }}
     {%- endif -%}
 {%- endmacro %}

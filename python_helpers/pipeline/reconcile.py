@@ -36,7 +36,8 @@ def audit_column_names(
     definition, the package macro ``scd2_audit_column_names``; ``dbt_args`` as for the run
     (``--target``, ``--vars``)."""
     step = run_dbt(
-        ["show", "--quiet", "--inline", _AUDIT_NAMES_SQL, "--limit", "1", *dbt_args],
+        # --log-level none: --quiet still prints show's preview table.
+        ["show", "--log-level", "none", "--inline", _AUDIT_NAMES_SQL, "--limit", "1", *dbt_args],
         project_dir=project_dir,
     )
     return json.loads(step.result.results[0].agate_table.rows[0][0])
