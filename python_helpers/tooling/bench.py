@@ -13,6 +13,7 @@ is given, so it never competes for the project's Derby metastore.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import platform
 import re
@@ -110,67 +111,47 @@ def generator_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: 
 register(Benchmark("generator", "Change-data generator throughput", generator_benchmark))
 
 
-# --- the snapshots -------------------------------------------------------------------------
+# --- the snapshots, the seeds, the demo: in modules of their own, imported when run ---------
 
 
-def _snapshot_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
-    from python_helpers.tooling.bench_snapshot import snapshot_benchmark
+def _deferred(
+    module: str, function: str
+) -> Callable[[SparkSession, argparse.Namespace, Path], str]:
+    """``module.function`` as a benchmark's ``run``, imported only when the benchmark runs."""
 
-    return snapshot_benchmark(spark, args, scratch)
+    def run(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
+        return getattr(importlib.import_module(module), function)(spark, args, scratch)
+
+    return run
 
 
-register(
-    Benchmark(
+for _name, _title, _module, _function in (
+    (
         "snapshot",
         "Day-2 snapshot time: operational metadata vs stock dbt-spark vs CTAS",
-        _snapshot_benchmark,
-    )
-)
-
-
-def _history_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
-    from python_helpers.tooling.bench_snapshot import history_benchmark
-
-    return history_benchmark(spark, args, scratch)
-
-
-register(
-    Benchmark(
+        "python_helpers.tooling.bench_snapshot",
+        "snapshot_benchmark",
+    ),
+    (
         "history",
         "Snapshot time as the history grows: day 2 to day 30, ours vs stock dbt-spark",
-        _history_benchmark,
-    )
-)
-
-
-# --- the seeds ------------------------------------------------------------------------------
-
-
-def _seed_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
-    from python_helpers.tooling.bench_seed import seed_benchmark
-
-    return seed_benchmark(spark, args, scratch)
-
-
-register(
-    Benchmark(
+        "python_helpers.tooling.bench_snapshot",
+        "history_benchmark",
+    ),
+    (
         "seed",
         "dbt seed of a generated day vs a plain Spark CSV read and Iceberg write",
-        _seed_benchmark,
-    )
-)
-
-
-# --- the demo -------------------------------------------------------------------------------
-
-
-def _demo_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
-    from python_helpers.tooling.bench_demo import demo_benchmark
-
-    return demo_benchmark(spark, args, scratch)
-
-
-register(Benchmark("demo", "make demo: today against before the seed work", _demo_benchmark))
+        "python_helpers.tooling.bench_seed",
+        "seed_benchmark",
+    ),
+    (
+        "demo",
+        "make demo: today against before the seed work",
+        "python_helpers.tooling.bench_demo",
+        "demo_benchmark",
+    ),
+):
+    register(Benchmark(_name, _title, _deferred(_module, _function)))
 
 
 # --- the document --------------------------------------------------------------------------
