@@ -15,7 +15,7 @@ help:  ## list the targets
 
 setup: $(STAMP)  ## create .venv, install pinned deps, provision Iceberg jars, write Spark config and placeholder seeds
 	@$(BIN)/python -m python_helpers.runtime.lakehouse --provision --write-defaults
-	@$(BIN)/python -m python_helpers.generator.placeholders
+	@$(BIN)/python -m python_helpers.pipeline.placeholders
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

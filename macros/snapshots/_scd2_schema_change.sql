@@ -9,7 +9,7 @@
           the source's values, as Iceberg allows it in place: int to bigint, float to double,
           a decimal to a larger precision at the same scale;
         - changed: whether either applies (the run then rebuilds the table in one commit,
-          see spark__snapshot_materialization);
+          see _scd2_snapshot_materialization);
         - target_columns, staging_columns: the two relations' columns as described here, for
           that rebuild (_scd2_merge_as_select_sql) to use without describing them again.
         A source type the table's column holds as it is (a narrower int, float into double, a

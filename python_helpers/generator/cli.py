@@ -17,6 +17,7 @@ from pathlib import Path
 from python_helpers.generator.frames import DayData, generate_day
 from python_helpers.generator.output import (
     CHANGES_FILE,
+    DEFAULT_SEEDS_DIR,
     SOURCE_FILE,
     check_output_dir,
     check_schema_name,
@@ -38,7 +39,6 @@ from python_helpers.generator.spec import (
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 
 PROG = "python -m python_helpers.generate"
-DEFAULT_SEEDS_DIR = Path("seeds") / "generated"
 EXIT_BAD_ARGUMENT = 2
 
 DESCRIPTION = f"""\

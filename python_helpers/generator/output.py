@@ -33,6 +33,8 @@ from python_helpers.generator.spec import (
 SOURCE_FILE = f"{SOURCE_TABLE}.csv"
 CHANGES_FILE = f"{CHANGES_TABLE}.csv"
 PROPERTIES_FILE = "cdc_seeds.yml"
+# Where the seeds go, relative to a dbt project (the seed-paths folder seeds/, then generated/).
+DEFAULT_SEEDS_DIR = Path("seeds") / "generated"
 SEED_FILES = (SOURCE_FILE, CHANGES_FILE, PROPERTIES_FILE)
 STAGING_PREFIX = ".cdc-staging-"
 TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss"

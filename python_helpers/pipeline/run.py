@@ -256,6 +256,7 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
     """Every day's steps; one reconciliation per snapshot and day. Raises on a failed step."""
     from python_helpers.generator import generate_day
     from python_helpers.generator.output import (
+        DEFAULT_SEEDS_DIR,
         write_seed_files,
         write_seed_placeholders,
         write_tables,
@@ -268,7 +269,7 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
     dbt_flags = ["--target", options.target, "--vars", json.dumps({"cdc_no_keys": options.no_keys})]
     quiet = [] if options.verbose else ["--quiet"]
     keys = spec.key_columns
-    seeds_dir = options.project_dir / "seeds" / "generated"
+    seeds_dir = options.project_dir / DEFAULT_SEEDS_DIR
     # The snapshots ref() the seed cdc_source: with --format table the seed files are never
     # loaded (the day's tables take their place) but must exist for the project to parse.
     write_seed_placeholders(seeds_dir, spec)

@@ -72,7 +72,7 @@ def time_size(spark: SparkSession, rows: int, scratch: Path) -> SeedTiming:
     spark.sql(f"create schema if not exists {schema}")
     ours = _project(scratch / f"ours-{rows}", schema, spark)
     data = generate_day(spark, GeneratorSpec(rows, rows, 5, 10, 0.2, 0.4, 0.4), 2)
-    seeds_dir = ours.root / "seeds" / "generated"
+    seeds_dir = ours.generated_seeds
     paths = write_seed_files(data, seeds_dir)
     megabytes = sum(path.stat().st_size for path in paths) / 1e6
 
@@ -83,7 +83,7 @@ def time_size(spark: SparkSession, rows: int, scratch: Path) -> SeedTiming:
     sql_inserts = stock = None
     if rows <= STOCK_MAX_ROWS:
         inserts = _project(scratch / f"inserts-{rows}", f"{schema}_inserts", spark)
-        shutil.copytree(seeds_dir, inserts.root / "seeds" / "generated")
+        shutil.copytree(seeds_dir, inserts.generated_seeds)
         config = inserts.root / "dbt_project.yml"
         seeds_block = "seeds:\n  scd2_audit:\n"
         text = config.read_text()
@@ -97,7 +97,7 @@ def time_size(spark: SparkSession, rows: int, scratch: Path) -> SeedTiming:
         )
         sql_inserts = inserts.dbt("seed", "--quiet").seconds
         legacy = _project(scratch / f"stock-{rows}", f"{schema}_stock", spark, stock=True)
-        shutil.copytree(seeds_dir, legacy.root / "seeds" / "generated")
+        shutil.copytree(seeds_dir, legacy.generated_seeds)
         stock = legacy.dbt("seed", "--quiet").seconds
     timing = SeedTiming(rows, megabytes, min(ours_runs), min(reference_runs), sql_inserts, stock)
     print(f"seed: {rows:,} rows: {timing}", flush=True)

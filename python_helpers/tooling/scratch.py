@@ -47,13 +47,15 @@ class ScratchProject:
             (root / name).mkdir(exist_ok=True)
         if "snapshots" in include:
             from python_helpers.generator.output import write_seed_placeholders
-            from python_helpers.generator.placeholders import placeholder_spec
+            from python_helpers.pipeline.placeholders import demo_spec
 
-            write_seed_placeholders(self.generated_seeds, placeholder_spec())
+            write_seed_placeholders(self.generated_seeds, demo_spec())
 
     @property
     def generated_seeds(self) -> Path:
-        return self.root / "seeds" / "generated"
+        from python_helpers.generator.output import DEFAULT_SEEDS_DIR
+
+        return self.root / DEFAULT_SEEDS_DIR
 
     def write(self, relative: str, text: str) -> Path:
         path = self.root / relative
@@ -63,8 +65,9 @@ class ScratchProject:
 
     def write_seed(self, name: str, header: str, rows: list[str]) -> Path:
         """``seeds/<name>.csv``, or the generated seed of that name when there is one."""
-        folder = "seeds/generated" if (self.generated_seeds / f"{name}.csv").exists() else "seeds"
-        return self.write(f"{folder}/{name}.csv", "\n".join([header, *rows]) + "\n")
+        generated = self.generated_seeds / f"{name}.csv"
+        path = generated if generated.exists() else self.root / "seeds" / f"{name}.csv"
+        return self.write(str(path.relative_to(self.root)), "\n".join([header, *rows]) + "\n")
 
     def dbt(self, *args: str, check: bool = True) -> DbtStep:
         os.environ["DBT_SCHEMA"] = self.schema
