@@ -38,7 +38,7 @@
     {%- endif -%}
     {%- set keys = snapshot.key_columns | map('lower') | list -%}
     {%- set metadata_names = (columns.values() | map('lower') | list)
-        + (audit.values() | list) -%}
+        + (audit.values() | list) + (scd2_audit.scd2_event_column_names().values() | list) -%}
     {%- set missing = keys | reject('in', table_columns) | list -%}
     {%- if execute and missing -%}
         {{ exceptions.raise_compiler_error(

@@ -5,12 +5,19 @@
         when the run that closed a version inserted the next one (an update); when the next
         version comes from a later run, the key was deleted in between and a gap is expected.
         Uses the effective range (never NULL), so open versions end at the high-end timestamp.
+        On an scd2_events table the version says how it was closed: a gap is expected after
+        a delete or a key change, never after an update.
     -#}
     {%- set ctx = scd2_audit._scd2_snapshot_context(
         model, unique_key, valid_to_current,
         remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
     ) %}
     {%- set a = ctx.audit %}
+    {%- if ctx.is_events %}
+        {%- set continues = "closed_as = 'update'" %}
+    {%- else %}
+        {%- set continues = 'next_inserted_by = closed_by' %}
+    {%- endif %}
 
     with versions as (
         select * from {{ model }}
@@ -23,6 +30,9 @@
             {{ a.effective_start_ts }} as effective_start,
             {{ a.effective_end_ts }} as effective_end,
             {{ a.update_process_id }} as closed_by,
+            {%- if ctx.is_events %}
+            {{ scd2_audit.scd2_event_column_names().closed_as }} as closed_as,
+            {%- endif %}
             lead({{ a.effective_start_ts }}) over (
                 partition by {{ ctx.key_list }} order by {{ a.effective_start_ts }}, {{ a.effective_end_ts }}
             ) as next_effective_start,
@@ -38,14 +48,14 @@
             case
                 when effective_end < effective_start then 'inverted range'
                 when next_effective_start < effective_end then 'overlaps next version'
-                when next_inserted_by = closed_by and next_effective_start > effective_end
+                when {{ continues }} and next_effective_start > effective_end
                     then 'gap before next version'
             end as problem
         from sequenced
         where
             effective_end < effective_start
             or next_effective_start < effective_end
-            or (next_inserted_by = closed_by and next_effective_start > effective_end)
+            or ({{ continues }} and next_effective_start > effective_end)
     )
 
     select * from final

@@ -15,7 +15,9 @@
         need no arguments and cannot drift from the snapshot; unique_key and valid_to_current
         given here win, for a relation that no snapshot builds (a copy, a source). unique_key is
         none (key_columns empty) when none is found, or before execution.
-        - is_open: dbt's rule for an open version, as SQL (_scd2_open_version_sql).
+        - is_open: dbt's rule for an open version, as SQL (_scd2_open_version_sql);
+        - is_events: the relation is built by an scd2_events model (docs/events.md), found
+          in the graph like a snapshot: its versions say how they were closed (closed_as).
         `remedy`: when given, no unique_key at execution is an error that ends with it.
     -#}
     {%- set found = {
@@ -23,6 +25,7 @@
         'valid_to_current': none,
         'documented': [],
         'columns': get_snapshot_table_column_names(),
+        'is_events': false,
     } -%}
     {%- if relation is none -%}
         {%- do found.update({
@@ -31,13 +34,16 @@
             'columns': config.get('snapshot_table_column_names') or get_snapshot_table_column_names(),
         }) -%}
     {%- elif execute -%}
-        {%- for node in graph.nodes.values() if node.resource_type == 'snapshot'
+        {%- for node in graph.nodes.values()
+                if (node.resource_type == 'snapshot'
+                    or node.config.materialized == 'scd2_events')
                 and node.schema == relation.schema
                 and (node.alias or node.name) == relation.identifier -%}
             {%- do found.update({
                 'unique_key': node.config.unique_key,
                 'valid_to_current': node.config.get('dbt_valid_to_current'),
                 'documented': node.columns.keys() | map('lower') | list,
+                'is_events': node.resource_type != 'snapshot',
             }) -%}
             {%- for role, name in (node.config.get('snapshot_meta_column_names') or {}).items()
                     if name -%}
@@ -62,6 +68,7 @@
         'valid_to_current': found.valid_to_current,
         'high_end': scd2_audit.scd2_high_end_ts(),
         'documented': found.documented,
+        'is_events': found.is_events,
     } -%}
     {%- do context.update({'is_open': scd2_audit._scd2_open_version_sql(none, false, context)}) -%}
     {%- if execute and remedy and not keys -%}

@@ -1,0 +1,155 @@
+{% macro _scd2_events_context(event_columns=none) -%}
+    {#-
+        The one definition of an scd2_events model's configuration, read from its config and
+        validated (docs/events.md), for the model being run:
+        - key_columns (unique_key as a list), op (event_op_column), codes (event_op_codes:
+          role -> code, roles create, update, delete and read), order_by (event_order_by: the
+          event time first, then tie-breakers), old_key_columns (event_old_key_columns, aligned
+          with key_columns, or []), hard_deletes, on_late ('quarantine' or 'fail'),
+          on_malformed ('fail' or 'quarantine'), quarantine (the quarantine table's relation);
+        - columns, audit, events: dbt's, the audit and the event metadata column names;
+          high_end: the high-end timestamp as SQL;
+        - with `event_columns` (the events relation's column names, lower case): value_columns
+          (event_value_columns, default every column that is not a key, the operation, an
+          ordering or an old-key column), checked against those columns.
+        Every problem is a compiler error that names the setting and what to write instead.
+    -#}
+    {%- set name = model.alias or model.name -%}
+    {%- set problems = [] -%}
+
+    {%- set raw_key = config.get('unique_key') -%}
+    {%- set keys = ((raw_key if raw_key | is_list else [raw_key]) if raw_key else [])
+        | reject('none') | map('trim') | map('lower') | list -%}
+    {%- if not keys -%}
+        {%- do problems.append("unique_key is required: the column(s) that identify a row, "
+            ~ "e.g. unique_key=['id']") -%}
+    {%- endif -%}
+
+    {%- set op = (config.get('event_op_column') or 'op') | trim | lower -%}
+
+    {%- set default_codes = {'create': 'c', 'update': 'u', 'delete': 'd', 'read': 'r'} -%}
+    {%- set configured_codes = config.get('event_op_codes') or {} -%}
+    {%- set codes = {} -%}
+    {%- if configured_codes is not mapping -%}
+        {%- do problems.append("event_op_codes must be a mapping of create/update/delete/read "
+            ~ "to the operation code, e.g. {'create': 'I', 'update': 'U', 'delete': 'D'}; got "
+            ~ configured_codes) -%}
+    {%- else -%}
+        {%- set unknown = configured_codes.keys() | reject('in', default_codes.keys()) | list -%}
+        {%- if unknown -%}
+            {%- do problems.append("event_op_codes has unknown operation(s) " ~ unknown
+                ~ "; they are create, update, delete and read") -%}
+        {%- endif -%}
+        {%- for role, code in default_codes.items() -%}
+            {%- do codes.update({role: (configured_codes.get(role, code)) | string}) -%}
+        {%- endfor -%}
+        {%- if codes.values() | unique | list | length != 4 -%}
+            {%- do problems.append("event_op_codes gives two operations the same code: "
+                ~ codes) -%}
+        {%- endif -%}
+    {%- endif -%}
+
+    {%- set raw_order = config.get('event_order_by') -%}
+    {%- set order_by = ((raw_order if raw_order | is_list else [raw_order]) if raw_order else [])
+        | reject('none') | map('trim') | map('lower') | list -%}
+    {%- if not order_by -%}
+        {%- do problems.append("event_order_by is required: the event time column, then any "
+            ~ "tie-breakers (a log sequence number, an offset), e.g. "
+            ~ "event_order_by=['changed_at', 'lsn']") -%}
+    {%- endif -%}
+
+    {%- set raw_old = config.get('event_old_key_columns') or [] -%}
+    {%- set old_keys = (raw_old if raw_old | is_list else [raw_old])
+        | reject('none') | map('trim') | map('lower') | list -%}
+    {%- if old_keys and old_keys | length != keys | length -%}
+        {%- do problems.append("event_old_key_columns must name one column per unique_key "
+            ~ "column, in the same order (" ~ keys | length ~ "), got " ~ old_keys) -%}
+    {%- endif -%}
+
+    {%- set hard_deletes = (config.get('hard_deletes') or 'invalidate') | lower -%}
+    {%- if hard_deletes not in ['invalidate', 'new_record', 'ignore'] -%}
+        {%- do problems.append("hard_deletes must be 'invalidate', 'new_record' or 'ignore', got '"
+            ~ hard_deletes ~ "'") -%}
+    {%- endif -%}
+    {%- set on_late = (config.get('on_late_event') or 'quarantine') | lower -%}
+    {%- if on_late not in ['quarantine', 'fail'] -%}
+        {%- do problems.append("on_late_event must be 'quarantine' or 'fail', got '"
+            ~ on_late ~ "'") -%}
+    {%- endif -%}
+    {%- set on_malformed = (config.get('on_malformed_event') or 'fail') | lower -%}
+    {%- if on_malformed not in ['fail', 'quarantine'] -%}
+        {%- do problems.append("on_malformed_event must be 'fail' or 'quarantine', got '"
+            ~ on_malformed ~ "'") -%}
+    {%- endif -%}
+    {%- set quarantine_name = config.get('event_quarantine') or (name ~ '__quarantine') -%}
+
+    {%- set columns = get_snapshot_table_column_names() -%}
+    {%- for role, column in (config.get('snapshot_meta_column_names') or {}).items() if column -%}
+        {%- do columns.update({role: column}) -%}
+    {%- endfor -%}
+    {%- set audit = scd2_audit.scd2_audit_column_names() -%}
+    {%- set events = scd2_audit.scd2_event_column_names() -%}
+
+    {%- set context = {
+        'name': name,
+        'key_columns': keys,
+        'op': op,
+        'codes': codes,
+        'order_by': order_by,
+        'old_key_columns': old_keys,
+        'hard_deletes': hard_deletes,
+        'on_late': on_late,
+        'on_malformed': on_malformed,
+        'quarantine': api.Relation.create(
+            schema=model.schema, identifier=quarantine_name, type='table'),
+        'columns': columns,
+        'audit': audit,
+        'events': events,
+        'high_end': scd2_audit.scd2_high_end_ts(),
+        'valid_to_current': none,
+        'value_columns': [],
+        'event_columns': event_columns or [],
+    } -%}
+
+    {%- if event_columns is not none and not problems -%}
+        {%- set roles = keys + [op] + order_by + old_keys -%}
+        {%- set missing = roles | reject('in', event_columns) | list -%}
+        {%- if missing -%}
+            {%- do problems.append("the events have no column(s) " ~ missing
+                ~ " (their columns: " ~ event_columns ~ ")") -%}
+        {%- endif -%}
+        {%- set raw_values = config.get('event_value_columns') -%}
+        {%- if raw_values -%}
+            {%- set values = (raw_values if raw_values | is_list else [raw_values])
+                | map('trim') | map('lower') | list -%}
+            {%- set bad = values | reject('in', event_columns) | list -%}
+            {%- if bad -%}
+                {%- do problems.append("event_value_columns names column(s) " ~ bad
+                    ~ " the events do not have") -%}
+            {%- endif -%}
+            {%- set overlapping = values | select('in', roles) | list -%}
+            {%- if overlapping -%}
+                {%- do problems.append("event_value_columns may not hold a key, operation, "
+                    ~ "ordering or old-key column: " ~ overlapping) -%}
+            {%- endif -%}
+        {%- else -%}
+            {%- set values = event_columns | reject('in', roles) | list -%}
+        {%- endif -%}
+        {%- set reserved = (columns.values() | map('lower') | list) + (audit.values() | list)
+            + (events.values() | list) -%}
+        {%- set clashing = (keys + values) | select('in', reserved) | list -%}
+        {%- if clashing -%}
+            {%- do problems.append("event column(s) " ~ clashing ~ " have the name of a column "
+                ~ "the table adds (dbt's, audit or event metadata): rename them in the model's "
+                ~ "select") -%}
+        {%- endif -%}
+        {%- do context.update({'value_columns': values}) -%}
+    {%- endif -%}
+
+    {%- if problems and execute -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_events model " ~ name ~ ": " ~ problems | join('; ')
+            ~ ". See docs/events.md for the settings.") }}
+    {%- endif -%}
+    {{ return(context) }}
+{%- endmacro %}

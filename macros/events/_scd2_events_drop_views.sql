@@ -1,0 +1,9 @@
+{% macro _scd2_events_drop_views(views, cached) -%}
+    {#- Uncache and drop an scd2_events run's temporary views, last made first. -#}
+    {%- for view in views | reverse -%}
+        {%- if view in cached -%}
+            {% do run_query('uncache table if exists ' ~ view) %}
+        {%- endif -%}
+        {% do run_query('drop view if exists ' ~ view) %}
+    {%- endfor -%}
+{%- endmacro %}

@@ -1,0 +1,125 @@
+{% macro _scd2_events_materialization() %}
+    {#-
+        The scd2_events materialization (docs/events.md): the model's select is a relation of
+        change events; the table it maintains holds one version per change, with dbt's
+        snapshot columns, the audit columns and the event metadata columns, laid out as the
+        snapshots are (_scd2_snapshot_layout: open versions in a partition of their own).
+        A run, in order, writing nothing before its last two steps:
+        1. reads the events' columns and the configuration (_scd2_events_context);
+        2. classifies every event once, cached (_scd2_events_item_steps): new, duplicate,
+           late, ambiguous or malformed;
+        3. fails, naming one offending event, on malformed or ambiguous events
+           (on_malformed_event='fail', the default) and on late ones (on_late_event='fail');
+        4. sets the others aside in the quarantine table, with their reason (idempotent: an
+           event already there with the same reason is not added again);
+        5. writes the versions (_scd2_events_versions_sql): the first run (and --full-refresh)
+           creates the table in one `create or replace table ... as`, later runs MERGE into
+           its open partition; a run with no new event writes nothing.
+    -#}
+    {%- set identifier = model.alias or model.name -%}
+    {%- set target_relation = api.Relation.create(
+        schema=model.schema, identifier=identifier, type='table') -%}
+    {%- set existing = adapter.get_relation(
+        database=none, schema=model.schema, identifier=identifier) -%}
+    {%- set file_format = config.get('file_format') or 'parquet' -%}
+    {%- if file_format != 'iceberg' -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_events model " ~ identifier ~ " needs file_format='iceberg' (its runs MERGE "
+            ~ "into the table), got '" ~ file_format ~ "'. Set +file_format: iceberg.") }}
+    {%- endif -%}
+    {%- if existing is not none and not existing.is_table -%}
+        {% do exceptions.relation_wrong_type(existing, 'table') %}
+    {%- endif -%}
+    {%- set rebuild = existing is none or should_full_refresh() -%}
+    {#- Temporary views of this run only: named after the model and the invocation. -#}
+    {%- set prefix = identifier ~ '__' ~ (invocation_id | replace('-', '')) ~ '_' -%}
+    {%- set events_view = prefix ~ 'events' -%}
+    {%- set items_view = prefix ~ 'items' -%}
+    {%- set versions_view = prefix ~ 'versions' -%}
+    {#- Steps read more than once are cached (eagerly), so that each is computed once;
+        all but the last are uncached as soon as the last is. -#}
+    {%- set intermediate = ['scd2_classified', 'scd2_items', 'scd2_with_marks', 'scd2_marked']
+        | map('replace', 'scd2_', prefix ~ 'scd2_', 1) | list -%}
+    {%- set cached = intermediate + [items_view] -%}
+
+    {{ run_hooks(pre_hooks, inside_transaction=False) }}
+    {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+    {% if not adapter.check_schema_exists(model.database, model.schema) %}
+        {% do create_schema(target_relation) %}
+    {% endif %}
+
+    {%- set event_columns = [] -%}
+    {%- for column in get_columns_in_query(model['compiled_code']) -%}
+        {%- do event_columns.append(column | lower) -%}
+    {%- endfor -%}
+    {%- set ctx = scd2_audit._scd2_events_context(event_columns) -%}
+    {%- set table_columns = ctx.key_columns + ctx.value_columns
+        + scd2_audit._scd2_events_metadata_columns(ctx) -%}
+    {%- if not rebuild -%}
+        {% do scd2_audit._scd2_events_assert_table(ctx, existing, table_columns) %}
+    {%- endif -%}
+    {%- set target = none if rebuild else target_relation -%}
+
+    {% call statement('scd2_events_view') %}
+        create or replace temporary view {{ events_view }} as
+        {{ model['compiled_code'] }}
+    {% endcall %}
+    {%- set views = [events_view] -%}
+    {%- set steps = scd2_audit._scd2_events_item_steps(ctx, events_view, target, prefix) -%}
+    {%- for name, step_sql in steps -%}
+        {%- set view = prefix ~ name -%}
+        {%- do views.append(view) -%}
+        {% call statement('scd2_events_' ~ name) %}
+            {{ 'cache table' if view in cached else 'create or replace temporary view' }}
+            {{ view }} as
+            {{ step_sql }}
+        {% endcall %}
+    {%- endfor -%}
+    {%- for view in intermediate -%}
+        {% do run_query('uncache table if exists ' ~ view) %}
+    {%- endfor -%}
+    {%- do views.append(versions_view) -%}
+    {%- set summary = scd2_audit._scd2_events_summary(ctx, items_view, views, cached) -%}
+
+    {%- if summary.set_aside -%}
+        {% do scd2_audit._scd2_events_quarantine(ctx, events_view, items_view) %}
+    {%- endif -%}
+
+    {% call statement('scd2_events_versions') %}
+        create or replace temporary view {{ versions_view }} as
+        {{ scd2_audit._scd2_events_versions_sql(ctx, items_view, target) }}
+    {% endcall %}
+
+    {%- if rebuild -%}
+        {%- set build_sql -%}
+            select
+                {%- for column in table_columns %}
+                {{ column }}{{ ',' if not loop.last }}
+                {%- endfor %}
+            from {{ versions_view }}
+        {%- endset -%}
+        {%- set main_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql) -%}
+    {%- elif summary.new > 0 -%}
+        {%- set main_sql = scd2_audit._scd2_events_merge_sql(
+            ctx, target_relation, versions_view, table_columns) -%}
+    {%- else -%}
+        {#- Nothing new (a batch applied again, or only duplicates): no Iceberg commit. -#}
+        {%- set main_sql = 'select 0 as scd2_new_events' -%}
+    {%- endif -%}
+
+    {% call statement('main') %}
+        {{ main_sql }}
+    {% endcall %}
+
+    {% do scd2_audit._scd2_events_drop_views(views, cached) %}
+
+    {% do apply_grants(target_relation, config.get('grants'), should_revoke(existing, rebuild)) %}
+    {% do persist_docs(target_relation, model) %}
+
+    {{ run_hooks(post_hooks, inside_transaction=True) }}
+    {{ adapter.commit() }}
+    {{ run_hooks(post_hooks, inside_transaction=False) }}
+
+    {{ return({'relations': [target_relation]}) }}
+{% endmacro %}

@@ -1,0 +1,32 @@
+{% macro _scd2_events_merge_sql(ctx, target, versions, table_columns) -%}
+    {#-
+        The MERGE of a later scd2_events run: `versions` (_scd2_events_versions_sql) closes
+        open versions ('close' rows, matched on dbt_scd_id in the open partition, as the
+        snapshot MERGE does) and inserts the new ones ('insert' rows, whose ids are new: their
+        position is after every event already applied to their key).
+    -#}
+    {%- set cols = ctx.columns -%}
+    {%- set a = ctx.audit -%}
+    {%- set e = ctx.events -%}
+    {%- set closing = [cols.dbt_valid_to, a.update_process_id, a.update_ts, a.effective_end_ts,
+        e.closed_position, e.closed_as] -%}
+    merge into {{ target }} as t
+    using {{ versions }} as s
+        on
+            s.{{ cols.dbt_scd_id }} = t.{{ cols.dbt_scd_id }}
+            and s.scd2_action = 'close'
+            and {{ scd2_audit._scd2_open_version_sql('t', true, ctx) }}
+    when matched then update set
+        {%- for column in closing %}
+        t.{{ column }} = s.{{ column }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    when not matched and s.scd2_action = 'insert' then insert (
+        {%- for column in table_columns %}
+        {{ column }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    ) values (
+        {%- for column in table_columns %}
+        s.{{ column }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    )
+{%- endmacro %}

@@ -1,0 +1,47 @@
+{% macro _scd2_events_quarantine(ctx, events, items) -%}
+    {#-
+        Sets aside, in the quarantine table (ctx.quarantine, created on first use), every
+        event with a late, ambiguous or malformed item: the event's own columns, then
+        scd2_reason, scd2_process_id (this run's invocation_id), scd2_quarantined_at and
+        scd2_event_hash (a hash of the event's columns). An event already there with the same
+        reason is not added again, so a batch applied twice quarantines its events once.
+        Runs before the versions are written: a run that fails after it leaves the events
+        there, and its rerun adds nothing.
+    -#}
+    {%- set set_aside -%}
+        with scd2_reasons as (
+            select
+                scd2_event_id,
+                min_by(
+                    case scd2_status
+                        when 'malformed' then concat('malformed: ', scd2_problem)
+                        when 'ambiguous' then 'ambiguous: another event of its key has the '
+                            || 'same position (event_order_by) and other contents'
+                        when 'late' then 'late: at or before the last event applied to its '
+                            || 'key, and not what the history holds there'
+                    end,
+                    case scd2_status when 'malformed' then 1 when 'ambiguous' then 2 else 3 end
+                ) as scd2_reason
+            from {{ items }}
+            where scd2_status in ('late', 'ambiguous', 'malformed')
+            group by scd2_event_id
+        )
+
+        select
+            {%- for column in ctx.event_columns %}
+            e.{{ column }},
+            {%- endfor %}
+            r.scd2_reason,
+            '{{ invocation_id }}' as scd2_process_id,
+            {{ snapshot_get_time() }} as scd2_quarantined_at,
+            sha2(to_json(struct({{ ctx.event_columns | join(', ') }})), 256) as scd2_event_hash
+        from (select *, xxhash64(*) as scd2_event_id from {{ events }}) as e
+        inner join scd2_reasons as r on e.scd2_event_id = r.scd2_event_id
+    {%- endset -%}
+    {% do run_query('create table if not exists ' ~ ctx.quarantine
+        ~ ' using iceberg as select * from (' ~ set_aside ~ ') where false') %}
+    {% do run_query(
+        'merge into ' ~ ctx.quarantine ~ ' as q using (' ~ set_aside ~ ') as s'
+        ~ ' on q.scd2_event_hash = s.scd2_event_hash and q.scd2_reason = s.scd2_reason'
+        ~ ' when not matched then insert *') %}
+{%- endmacro %}

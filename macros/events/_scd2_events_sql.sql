@@ -1,0 +1,461 @@
+{% macro _scd2_events_item_steps(ctx, events, target, prefix) -%}
+    {#-
+        One row per change item of the events relation `events`, classified against the
+        scd2_events table `target` (none on the first run). Each valid event gives one item
+        per key it changes: a create, read or update an 'upsert' of its key; a delete a
+        'delete' of its key (none with hard_deletes='ignore'); an update whose old key differs
+        from its key (event_old_key_columns) also a 'key_change' that closes the old key. A
+        malformed event gives one 'malformed' item with its problem.
+        Identical items (duplicate events in the batch) collapse into one. scd2_status:
+        - 'new': after the last event applied to its key (the key's mark: the open version's
+          opening position, or for a key with no open version the last closing position);
+        - 'duplicate': at or before the mark and in agreement with the history there (the
+          version valid at its position has its values; for a delete: no version is valid
+          there): already applied, or changes nothing; dropped;
+        - 'late': at or before the mark and not in agreement: applying it would rewrite
+          history (on_late_event);
+        - 'ambiguous': another item of its key has the same position but other contents:
+          their order is unknown (an event_order_by tie-breaker is missing);
+        - 'malformed': scd2_problem says why (on_malformed_event).
+        scd2_event_id identifies the event an item came from (a hash of all its columns), so
+        that an event is applied or set aside whole.
+        Returned as steps, [name, select] in order, each reading the earlier ones as
+        `<prefix><name>`: the materialization makes each a temporary view and caches the
+        events once classified ('scd2_classified', read four times) and the last ('items',
+        read by the summary, the quarantine and the versions). Views, not one query of CTEs:
+        Spark does not use a cached relation for a plan that holds CTEs.
+    -#}
+    {%- set steps = [] -%}
+    {%- set c = ctx.codes -%}
+    {%- set keys = ctx.key_columns -%}
+    {%- set olds = ctx.old_key_columns -%}
+    {%- set values = ctx.value_columns -%}
+    {%- set a = ctx.audit -%}
+    {%- set e = ctx.events -%}
+    {%- set time = ctx.order_by[0] -%}
+    {%- set key_struct = scd2_audit._scd2_named_struct(keys) -%}
+    {%- set old_struct = scd2_audit._scd2_named_struct(olds, keys) if olds else none -%}
+    {%- set value_struct = scd2_audit._scd2_named_struct(values) -%}
+    {%- set position = scd2_audit._scd2_named_struct(ctx.order_by) -%}
+    {%- set key_is_null = '(' ~ keys | join(' is null or ') ~ ' is null)' -%}
+    {%- set on_keys = scd2_audit._scd2_join_on(keys, 'i', 'v') -%}
+    {%- set item_columns = ['scd2_kind'] + keys + ['scd2_values', 'scd2_position', 'scd2_time',
+        'scd2_op', 'scd2_previous_key', 'scd2_problem'] -%}
+    {%- set scd2_classified -%}
+        select
+            *,
+            xxhash64(*) as scd2_event_id,
+            {{ position }} as scd2_position,
+            case
+                when {{ ctx.op }} is null
+                    or cast({{ ctx.op }} as string) not in (
+                        {%- for code in c.values() -%}
+                            {{ scd2_audit._scd2_sql_string(code) }}{{ ', ' if not loop.last }}
+                        {%- endfor -%}
+                    )
+                    then concat('unknown operation ', coalesce(
+                        concat('\'', cast({{ ctx.op }} as string), '\''), 'null'))
+                {%- for column in ctx.order_by %}
+                when {{ column }} is null then 'null ordering value in {{ column }}'
+                {%- endfor %}
+                when {{ key_is_null }} then 'null key'
+                {%- if olds %}
+                when cast({{ ctx.op }} as string) = {{ scd2_audit._scd2_sql_string(c['update']) }}
+                    and ({{ olds | join(' is null or ') }} is null)
+                    then 'update without an old key ({{ olds | join(", ") }})'
+                {%- endif %}
+            end as scd2_problem
+        from {{ events }}
+    {%- endset -%}
+    {%- do steps.append(['scd2_classified', scd2_classified]) -%}
+
+    {%- set scd2_raw_items -%}
+        select
+            scd2_event_id,
+            'upsert' as scd2_kind,
+            {{ keys | join(', ') }},
+            {{ value_struct }} as scd2_values,
+            scd2_position,
+            {{ time }} as scd2_time,
+            cast({{ ctx.op }} as string) as scd2_op,
+            {%- if olds %}
+            case
+                when cast({{ ctx.op }} as string) = {{ scd2_audit._scd2_sql_string(c['update']) }}
+                    and {{ old_struct }} != {{ key_struct }}
+                    then {{ old_struct }}
+            end as scd2_previous_key,
+            {%- else %}
+            case when false then {{ key_struct }} end as scd2_previous_key,
+            {%- endif %}
+            cast(null as string) as scd2_problem
+        from {{ prefix }}scd2_classified
+        where
+            scd2_problem is null
+            and cast({{ ctx.op }} as string) in (
+                {{ scd2_audit._scd2_sql_string(c['create']) }},
+                {{ scd2_audit._scd2_sql_string(c['read']) }},
+                {{ scd2_audit._scd2_sql_string(c['update']) }}
+            )
+        {%- if ctx.hard_deletes != 'ignore' %}
+        union all
+        select
+            scd2_event_id,
+            'delete' as scd2_kind,
+            {{ keys | join(', ') }},
+            case when false then {{ value_struct }} end as scd2_values,
+            scd2_position,
+            {{ time }} as scd2_time,
+            cast({{ ctx.op }} as string) as scd2_op,
+            null as scd2_previous_key,
+            cast(null as string) as scd2_problem
+        from {{ prefix }}scd2_classified
+        where
+            scd2_problem is null
+            and cast({{ ctx.op }} as string) = {{ scd2_audit._scd2_sql_string(c['delete']) }}
+        {%- endif %}
+        {%- if olds %}
+        union all
+        select
+            scd2_event_id,
+            'key_change' as scd2_kind,
+            {%- for old in olds %}
+            {{ old }} as {{ keys[loop.index0] }},
+            {%- endfor %}
+            case when false then {{ value_struct }} end as scd2_values,
+            scd2_position,
+            {{ time }} as scd2_time,
+            cast({{ ctx.op }} as string) as scd2_op,
+            null as scd2_previous_key,
+            cast(null as string) as scd2_problem
+        from {{ prefix }}scd2_classified
+        where
+            scd2_problem is null
+            and cast({{ ctx.op }} as string) = {{ scd2_audit._scd2_sql_string(c['update']) }}
+            and {{ old_struct }} != {{ key_struct }}
+        {%- endif %}
+        union all
+        select
+            scd2_event_id,
+            'malformed' as scd2_kind,
+            {{ keys | join(', ') }},
+            null as scd2_values,
+            scd2_position,
+            {{ time }} as scd2_time,
+            cast({{ ctx.op }} as string) as scd2_op,
+            null as scd2_previous_key,
+            scd2_problem
+        from {{ prefix }}scd2_classified
+        where scd2_problem is not null
+    {%- endset -%}
+    {%- do steps.append(['scd2_raw_items', scd2_raw_items]) -%}
+
+    {%- set scd2_distinct_items -%}
+        {#- Duplicate events in the batch give identical items: one is kept, under the
+            smallest of their event ids. #}
+        select
+            min(scd2_event_id) as scd2_event_id,
+            {%- for column in item_columns %}
+            {{ column }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from {{ prefix }}scd2_raw_items
+        group by
+            {%- for column in item_columns %}
+            {{ column }}{{ ',' if not loop.last }}
+            {%- endfor %}
+    {%- endset -%}
+    {%- do steps.append(['scd2_distinct_items', scd2_distinct_items]) -%}
+
+    {%- set scd2_items -%}
+        select
+            *,
+            scd2_kind != 'malformed' and count(*) over (
+                partition by {{ keys | join(', ') }}, scd2_position
+            ) > 1 as scd2_is_ambiguous
+        from {{ prefix }}scd2_distinct_items
+    {%- endset -%}
+    {%- do steps.append(['scd2_items', scd2_items]) -%}
+
+
+    {%- if target is none %}
+
+    {%- set scd2_marked -%}
+        select
+            *,
+            case
+                when scd2_kind = 'malformed' then 'malformed'
+                when scd2_is_ambiguous then 'ambiguous'
+                else 'new'
+            end as scd2_status
+        from {{ prefix }}scd2_items
+    {%- endset -%}
+    {%- do steps.append(['scd2_marked', scd2_marked]) -%}
+
+    {%- else %}
+
+    {%- set scd2_touched -%}
+        select distinct {{ keys | join(', ') }}
+        from {{ prefix }}scd2_items
+        where scd2_kind != 'malformed'
+    {%- endset -%}
+    {%- do steps.append(['scd2_touched', scd2_touched]) -%}
+
+    {%- set scd2_open_marks -%}
+        select
+            {%- for key in keys %}
+            v.{{ key }},
+            {%- endfor %}
+            v.{{ e.opened_position }} as scd2_mark
+        from {{ target }} as v
+        left semi join {{ prefix }}scd2_touched as i on {{ on_keys }}
+        where {{ scd2_audit._scd2_open_version_sql('v', true, ctx) }}
+    {%- endset -%}
+    {%- do steps.append(['scd2_open_marks', scd2_open_marks]) -%}
+
+    {%- set scd2_closed_marks -%}
+        select
+            {%- for key in keys %}
+            v.{{ key }},
+            {%- endfor %}
+            max(v.{{ e.closed_position }}) as scd2_mark
+        from {{ target }} as v
+        left semi join (
+            select * from {{ prefix }}scd2_touched as i
+            left anti join {{ prefix }}scd2_open_marks as v on {{ on_keys }}
+        ) as i on {{ on_keys }}
+        where v.{{ a.update_process_id }} is not null
+        group by {{ keys | join(', ') }}
+    {%- endset -%}
+    {%- do steps.append(['scd2_closed_marks', scd2_closed_marks]) -%}
+
+    {%- set scd2_marks -%}
+        select * from {{ prefix }}scd2_open_marks
+        union all
+        select * from {{ prefix }}scd2_closed_marks
+    {%- endset -%}
+    {%- do steps.append(['scd2_marks', scd2_marks]) -%}
+
+    {%- set scd2_with_marks -%}
+        select
+            i.*,
+            v.scd2_mark
+        from {{ prefix }}scd2_items as i
+        left join {{ prefix }}scd2_marks as v on {{ on_keys }}
+    {%- endset -%}
+    {%- do steps.append(['scd2_with_marks', scd2_with_marks]) -%}
+
+    {%- set scd2_replayed -%}
+        {#- Items at or before their key's mark, checked against the key's whole history. #}
+        select
+            i.scd2_event_id,
+            i.scd2_kind,
+            bool_or(
+                v.{{ e.opened_position }} <= i.scd2_position
+                and (v.{{ e.closed_position }} is null or i.scd2_position < v.{{ e.closed_position }})
+                {%- if ctx.hard_deletes == 'new_record' %}
+                and coalesce(cast(v.{{ ctx.columns.dbt_is_deleted }} as string), 'False') != 'True'
+                {%- endif %}
+            ) as scd2_present,
+            bool_or(
+                v.{{ e.opened_position }} <= i.scd2_position
+                and (v.{{ e.closed_position }} is null or i.scd2_position < v.{{ e.closed_position }})
+                {%- if ctx.hard_deletes == 'new_record' %}
+                and coalesce(cast(v.{{ ctx.columns.dbt_is_deleted }} as string), 'False') != 'True'
+                {%- endif %}
+                and {{ scd2_audit._scd2_named_struct(values, none, 'v') }} = i.scd2_values
+            ) as scd2_same
+        from {{ prefix }}scd2_with_marks as i
+        left join {{ target }} as v on {{ on_keys }}
+        where i.scd2_kind != 'malformed' and i.scd2_position <= i.scd2_mark
+        group by i.scd2_event_id, i.scd2_kind
+    {%- endset -%}
+    {%- do steps.append(['scd2_replayed', scd2_replayed]) -%}
+
+    {%- set scd2_marked -%}
+        select
+            i.scd2_event_id,
+            {%- for column in item_columns %}
+            i.{{ column }},
+            {%- endfor %}
+            i.scd2_is_ambiguous,
+            case
+                when i.scd2_kind = 'malformed' then 'malformed'
+                when i.scd2_is_ambiguous then 'ambiguous'
+                when i.scd2_mark is null or i.scd2_position > i.scd2_mark then 'new'
+                when i.scd2_kind = 'upsert' and coalesce(r.scd2_same, false) then 'duplicate'
+                when i.scd2_kind != 'upsert' and not coalesce(r.scd2_present, false)
+                    then 'duplicate'
+                else 'late'
+            end as scd2_status
+        from {{ prefix }}scd2_with_marks as i
+        left join {{ prefix }}scd2_replayed as r
+            on i.scd2_event_id = r.scd2_event_id and i.scd2_kind = r.scd2_kind
+    {%- endset -%}
+    {%- do steps.append(['scd2_marked', scd2_marked]) -%}
+
+    {%- endif %}
+
+    {%- set scd2_final -%}
+    select
+        m.*,
+        b.scd2_event_id is not null as scd2_event_set_aside
+    from {{ prefix }}scd2_marked as m
+    left join (
+        select distinct scd2_event_id
+        from {{ prefix }}scd2_marked
+        where scd2_status in ('late', 'ambiguous', 'malformed')
+    ) as b on m.scd2_event_id = b.scd2_event_id
+    {%- endset -%}
+    {%- do steps.append(['items', scd2_final]) -%}
+    {{ return(steps) }}
+{%- endmacro %}
+
+
+{% macro _scd2_events_versions_sql(ctx, items, target=none) -%}
+    {#-
+        The rows an scd2_events run writes, from its classified `items` (_scd2_events_item_steps)
+        and the open versions of `target` (none on the first run), with scd2_action:
+        - 'insert': a version opened by a new item; closed already (valid_to, closing
+          position, this run as update process id) when a later item of its key in the same
+          batch replaced it, so intermediate versions are kept;
+        - 'close': an open version of the table, closed by the first new item that changes
+          its key (the MERGE's `when matched`).
+        Per key, the open version and the new items are put in order of position; an item
+        that changes nothing (an upsert with the values the key already has, a delete of a
+        key that is absent or already deleted) is dropped, so it adds no version. A delete
+        closes the version before it; with hard_deletes='new_record' it also opens a
+        deletion record with that version's values, as dbt's snapshots do.
+    -#}
+    {%- set keys = ctx.key_columns -%}
+    {%- set values = ctx.value_columns -%}
+    {%- set cols = ctx.columns -%}
+    {%- set a = ctx.audit -%}
+    {%- set e = ctx.events -%}
+    {%- set opening = scd2_audit._scd2_audit_exprs('open', valid_from='scd2_time') -%}
+    {%- set closing = scd2_audit._scd2_audit_exprs('close', valid_to='scd2_next_time') -%}
+    {%- set new_record = ctx.hard_deletes == 'new_record' -%}
+    with scd2_new_items as (
+        select * from {{ items }}
+        where scd2_status = 'new' and not scd2_event_set_aside
+    ),
+
+    scd2_timeline as (
+        {%- if target is not none %}
+        select
+            {%- for key in keys %}
+            v.{{ key }},
+            {%- endfor %}
+            {{ scd2_audit._scd2_named_struct(values, none, 'v') }} as scd2_values,
+            v.{{ e.opened_position }} as scd2_position,
+            v.{{ cols.dbt_valid_from }} as scd2_time,
+            v.{{ e.opened_op }} as scd2_op,
+            v.{{ e.previous_key }} as scd2_previous_key,
+            'current' as scd2_kind,
+            {%- if new_record %}
+            coalesce(cast(v.{{ cols.dbt_is_deleted }} as string), 'False') = 'True'
+                as scd2_is_delete,
+            {%- else %}
+            false as scd2_is_delete,
+            {%- endif %}
+            v.{{ cols.dbt_scd_id }} as scd2_current_id
+        from {{ target }} as v
+        left semi join scd2_new_items as i on {{ scd2_audit._scd2_join_on(keys, 'i', 'v') }}
+        where {{ scd2_audit._scd2_open_version_sql('v', true, ctx) }}
+        union all
+        {%- endif %}
+        select
+            {{ keys | join(', ') }},
+            scd2_values,
+            scd2_position,
+            scd2_time,
+            scd2_op,
+            scd2_previous_key,
+            scd2_kind,
+            scd2_kind != 'upsert' as scd2_is_delete,
+            cast(null as string) as scd2_current_id
+        from scd2_new_items
+    ),
+
+    scd2_sequenced as (
+        select
+            *,
+            lag(scd2_is_delete) over scd2_key_order as scd2_prior_is_delete,
+            lag(scd2_values) over scd2_key_order as scd2_prior_values
+        from scd2_timeline
+        window scd2_key_order as (partition by {{ keys | join(', ') }} order by scd2_position)
+    ),
+
+    scd2_effective as (
+        select * from scd2_sequenced
+        where
+            scd2_kind = 'current'
+            or (scd2_is_delete and not scd2_prior_is_delete)
+            or (
+                not scd2_is_delete
+                and (
+                    scd2_prior_is_delete is null
+                    or scd2_prior_is_delete
+                    or scd2_values != scd2_prior_values
+                )
+            )
+    ),
+
+    scd2_linked as (
+        select
+            *,
+            lead(scd2_position) over scd2_key_order as scd2_next_position,
+            lead(scd2_time) over scd2_key_order as scd2_next_time,
+            case lead(scd2_kind) over scd2_key_order
+                when 'upsert' then 'update'
+                when 'delete' then 'delete'
+                when 'key_change' then 'key_change'
+            end as scd2_closed_as,
+            lag(scd2_values) over scd2_key_order as scd2_last_values
+        from scd2_effective
+        window scd2_key_order as (partition by {{ keys | join(', ') }} order by scd2_position)
+    ),
+
+    scd2_rows as (
+        select
+            case when scd2_kind = 'current' then 'close' else 'insert' end as scd2_action,
+            {{ keys | join(', ') }},
+            case when scd2_is_delete then scd2_last_values else scd2_values end as scd2_values,
+            case
+                when scd2_kind = 'current' then scd2_current_id
+                else md5(concat_ws('|', {{ keys | join(', ') }}, cast(scd2_position as string)))
+            end as {{ cols.dbt_scd_id }},
+            scd2_time as {{ cols.dbt_updated_at }},
+            scd2_time as {{ cols.dbt_valid_from }},
+            scd2_next_time as {{ cols.dbt_valid_to }},
+            {%- if new_record %}
+            case when scd2_is_delete then 'True' else 'False' end as {{ cols.dbt_is_deleted }},
+            {%- endif %}
+            {%- for role, name in a.items() %}
+            case
+                when scd2_next_position is null then {{ opening[role] }}
+                else coalesce({{ closing[role] }}, {{ opening[role] }})
+            end as {{ name }},
+            {%- endfor %}
+            scd2_position as {{ e.opened_position }},
+            scd2_op as {{ e.opened_op }},
+            scd2_next_position as {{ e.closed_position }},
+            scd2_closed_as as {{ e.closed_as }},
+            scd2_previous_key as {{ e.previous_key }}
+        from scd2_linked
+        where
+            (scd2_kind = 'current' and scd2_next_position is not null)
+            or (scd2_kind != 'current' and ({{ 'true' if new_record else 'not scd2_is_delete' }}))
+    )
+
+    select
+        scd2_action,
+        {%- for column in keys %}
+        {{ column }},
+        {%- endfor %}
+        {%- for value in values %}
+        scd2_values.{{ value }},
+        {%- endfor %}
+        {%- for column in scd2_audit._scd2_events_metadata_columns(ctx) %}
+        {{ column }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from scd2_rows
+{%- endmacro %}

@@ -1,0 +1,71 @@
+{% macro _scd2_events_summary(ctx, items, views, cached) -%}
+    {#-
+        Counts of the run's classified items (_scd2_events_item_steps) by status, logged as one
+        line; fails the run (dropping the run's `views`, uncaching `cached`), before anything is written, on what its configuration does not
+        set aside: malformed and ambiguous events unless on_malformed_event='quarantine', late
+        events when on_late_event='fail'. The error names one offending event (its key,
+        position, operation and problem) and how many there are.
+        Returns {'new': new items to apply, 'set_aside': events for the quarantine table}.
+    -#}
+    {%- set keys = ctx.key_columns -%}
+    {%- set query -%}
+        select
+            scd2_status,
+            count(*) as items,
+            count_if(scd2_status = 'new' and not scd2_event_set_aside) as to_apply,
+            min_by(
+                to_json(named_struct(
+                    {%- for key in keys %}
+                    '{{ key }}', {{ key }},
+                    {%- endfor %}
+                    'position', scd2_position,
+                    'op', scd2_op,
+                    'problem', scd2_problem
+                )),
+                scd2_position
+            ) as example
+        from {{ items }}
+        group by scd2_status
+    {%- endset -%}
+    {%- set counts = {'new': 0, 'duplicate': 0, 'late': 0, 'ambiguous': 0, 'malformed': 0} -%}
+    {%- set examples = {} -%}
+    {%- set to_apply = [] -%}
+    {%- for row in run_query(query).rows -%}
+        {%- do counts.update({row[0]: row[1]}) -%}
+        {%- do examples.update({row[0]: row[3]}) -%}
+        {%- do to_apply.append(row[2]) -%}
+    {%- endfor -%}
+    {{ log("scd2_events " ~ ctx.name ~ ": events new " ~ counts.new ~ ", duplicate "
+        ~ counts.duplicate ~ ", late " ~ counts.late ~ ", ambiguous " ~ counts.ambiguous
+        ~ ", malformed " ~ counts.malformed ~ " (items; an update that changes its key counts twice)",
+        info=true) }}
+    {%- set failures = [] -%}
+    {%- if counts.malformed and ctx.on_malformed == 'fail' -%}
+        {%- do failures.append(counts.malformed ~ " malformed event(s), e.g. "
+            ~ examples.malformed ~ ". Fix them at the source, or set "
+            ~ "on_malformed_event='quarantine' to set them aside in " ~ ctx.quarantine) -%}
+    {%- endif -%}
+    {%- if counts.ambiguous and ctx.on_malformed == 'fail' -%}
+        {%- do failures.append(counts.ambiguous ~ " event(s) with the key and position "
+            ~ "(event_order_by) of another event of other contents, so their order is unknown, "
+            ~ "e.g. " ~ examples.ambiguous ~ ". Add a tie-breaker to event_order_by (a log "
+            ~ "sequence number, an offset), or set on_malformed_event='quarantine'") -%}
+    {%- endif -%}
+    {%- if counts.late and ctx.on_late == 'fail' -%}
+        {%- do failures.append(counts.late ~ " late event(s): at or before the last event "
+            ~ "already applied to their key, and not what the history holds there, e.g. "
+            ~ examples.late ~ ". Set on_late_event='quarantine' to set them aside in "
+            ~ ctx.quarantine ~ ", or rebuild with --full-refresh from a relation holding "
+            ~ "every event") -%}
+    {%- endif -%}
+    {%- if failures -%}
+        {% do scd2_audit._scd2_events_drop_views(views, cached) %}
+        {{ exceptions.raise_compiler_error(
+            "scd2_events model " ~ ctx.name ~ ": " ~ failures | join('; ')
+            ~ ". Nothing was written.") }}
+    {%- endif -%}
+    {{ return({
+        'new': to_apply | sum,
+        'set_aside': counts.late + counts.ambiguous + counts.malformed,
+    }) }}
+{%- endmacro %}

@@ -1,0 +1,61 @@
+{% macro scd2_debezium_events(relation, key_columns, value_columns=none, sequence=['lsn']) -%}
+    {{ return(adapter.dispatch('scd2_debezium_events', 'scd2_audit')(
+        relation, key_columns, value_columns, sequence)) }}
+{%- endmacro %}
+
+{% macro default__scd2_debezium_events(relation, key_columns, value_columns, sequence) -%}
+    {#-
+        A select that flattens Debezium change events, as Kafka Connect's JSON converter
+        writes them (one JSON object per line, with or without its `schema`/`payload`
+        envelope), into the flat events an scd2_events model reads (docs/events.md):
+        - the key columns: from `after`, or from `before` for a delete (whose `after` is null);
+        - the value columns (default: every field of `after`): from `after`, null for a delete;
+        - op: Debezium's code, c (create), u (update), d (delete), r (read, a snapshot row);
+          t (truncate) is none of them and fails the model as malformed, as it should;
+        - event_ts: the source database's change time (source.ts_ms, milliseconds), the first
+          ordering column; then event_<field> for each `sequence` field of `source` (default
+          lsn, PostgreSQL's log sequence number) as tie-breakers;
+        - before_<key>: the key before the change, for event_old_key_columns.
+        `relation`: a table or view of the JSON lines, e.g. a source over
+        `create table ... using json location '<folder>'`.
+        Use it as: event_order_by=['event_ts', 'event_lsn'].
+    -#}
+    {%- set keys = (key_columns if key_columns is not string else [key_columns])
+        | map('lower') | list -%}
+    {%- set columns = [] -%}
+    {%- if execute -%}
+        {%- for column in adapter.get_columns_in_relation(relation) -%}
+            {%- do columns.append(column.name | lower) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- set p = 'payload.' if 'payload' in columns else '' -%}
+    {%- if value_columns is none -%}
+        {%- set values = [] -%}
+        {%- if execute -%}
+            {%- for column in get_columns_in_query(
+                    'select ' ~ p ~ 'after.* from ' ~ relation) -%}
+                {%- if (column | lower) not in keys -%}
+                    {%- do values.append(column | lower) -%}
+                {%- endif -%}
+            {%- endfor -%}
+        {%- endif -%}
+    {%- else -%}
+        {%- set values = value_columns | map('lower') | list -%}
+    {%- endif %}
+    select
+        {%- for key in keys %}
+        coalesce({{ p }}after.{{ key }}, {{ p }}before.{{ key }}) as {{ key }},
+        {%- endfor %}
+        {%- for value in values %}
+        {{ p }}after.{{ value }} as {{ value }},
+        {%- endfor %}
+        {{ p }}op as op,
+        timestamp_millis({{ p }}source.ts_ms) as event_ts,
+        {%- for field in sequence %}
+        {{ p }}source.{{ field }} as event_{{ field }},
+        {%- endfor %}
+        {%- for key in keys %}
+        {{ p }}before.{{ key }} as before_{{ key }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from {{ relation }}
+{%- endmacro %}

@@ -1,0 +1,331 @@
+"""Change events into SCD2 history (issue 13): the scd2_events materialization.
+
+Each test writes a batch of events into ``<schema>.raw_events`` with Spark, runs the model
+with ``dbt run`` and states the versions expected after each run. Times are hours of
+2024-01-01; ``lsn`` breaks ties between events at the same time.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import yaml
+
+from python_helpers.tooling.scratch import ScratchProject
+from tests.test_reliability import SCD2_TESTS, iceberg_commits
+
+pytestmark = pytest.mark.slow
+
+EVENTS_DDL = "id int, name string, op string, ts timestamp, lsn bigint, before_id int"
+T0 = datetime(2024, 1, 1)
+
+
+def at(hour: int) -> datetime:
+    return T0 + timedelta(hours=hour)
+
+
+def ev(op: str, key: int | None, name: str | None, hour: int | None, lsn: int = 0, old=None):
+    return (key, name, op, at(hour) if hour is not None else None, lsn, old)
+
+
+def write_model(project: ScratchProject, config: str = "", name: str = "history") -> None:
+    """An scd2_events model over ``<schema>.raw_events``, with the scd2 generic data tests."""
+    project.write(
+        f"models/{name}.sql",
+        f"""
+        {{{{ config(
+            materialized='scd2_events',
+            unique_key='id',
+            event_order_by=['ts', 'lsn'],
+            event_old_key_columns=['before_id'],
+            {config}
+        ) }}}}
+        select * from {{{{ target.schema }}}}.raw_events
+        """,
+    )
+    properties = {"version": 2, "models": [{"name": name, "data_tests": list(SCD2_TESTS)}]}
+    project.write(f"models/{name}.yml", yaml.safe_dump(properties))
+
+
+def write_events(project: ScratchProject, events: list[tuple]) -> None:
+    project.spark.sql(f"create schema if not exists {project.schema}")
+    frame = project.spark.createDataFrame(events, EVENTS_DDL)
+    frame.writeTo(project.table("raw_events")).using("iceberg").createOrReplace()
+
+
+def run(project: ScratchProject, *args: str, check: bool = True):
+    return project.dbt("run", "--select", "history", *args, check=check)
+
+
+def failure(project: ScratchProject, *args: str) -> str:
+    """Run the model, expecting it to fail; its error message."""
+    step = run(project, *args, check=False)
+    (result,) = step.result.results
+    assert str(result.status).lower() == "error", result.status
+    return str(result.message)
+
+
+def versions(project: ScratchProject, table: str = "history") -> list[dict[str, Any]]:
+    rows = project.spark.sql(
+        f"""
+        select
+            id, name, dbt_valid_from, dbt_valid_to, event_opened_op, event_closed_as,
+            event_previous_key.id as previous_id, audit_insert_process_id,
+            audit_update_process_id, effective_end_ts
+        from {project.table(table)}
+        order by id, event_opened_position
+        """
+    ).collect()
+    return [r.asDict() for r in rows]
+
+
+def brief(rows: list[dict[str, Any]]) -> list[tuple]:
+    """(id, name, valid from hour, valid to hour or None, closed_as) per version."""
+
+    def hour(value: datetime | None) -> int | None:
+        return None if value is None else int((value - T0).total_seconds() // 3600)
+
+    return [
+        (
+            r["id"],
+            r["name"],
+            hour(r["dbt_valid_from"]),
+            hour(r["dbt_valid_to"]),
+            r["event_closed_as"],
+        )
+        for r in rows
+    ]
+
+
+def assert_generic_tests_pass(project: ScratchProject) -> None:
+    step = project.dbt("test", "--select", "history")
+    statuses = {r.node.name: str(r.status).lower() for r in step.result.results}
+    assert len(statuses) == len(SCD2_TESTS), statuses
+    assert set(statuses.values()) == {"pass"}, statuses
+
+
+def test_textbook_case(dbt_project: ScratchProject) -> None:
+    """id1 Alice, id2 Bob; then at 1, 2, 3: update id1 to Angela, delete id2, insert id2 Carol."""
+    write_model(dbt_project)
+    write_events(dbt_project, [ev("r", 1, "Alice", 0), ev("r", 2, "Bob", 0)])
+    run1 = run(dbt_project)
+    assert brief(versions(dbt_project)) == [(1, "Alice", 0, None, None), (2, "Bob", 0, None, None)]
+
+    write_events(
+        dbt_project,
+        [ev("u", 1, "Angela", 1, old=1), ev("d", 2, None, 2), ev("c", 2, "Carol", 3)],
+    )
+    run2 = run(dbt_project)
+    rows = versions(dbt_project)
+    assert brief(rows) == [
+        (1, "Alice", 0, 1, "update"),
+        (1, "Angela", 1, None, None),
+        (2, "Bob", 0, 2, "delete"),
+        (2, "Carol", 3, None, None),
+    ]
+    alice, angela, bob, carol = rows
+    assert alice["audit_insert_process_id"] == run1.invocation_id
+    assert alice["audit_update_process_id"] == run2.invocation_id
+    assert bob["audit_update_process_id"] == run2.invocation_id
+    assert (
+        angela["audit_insert_process_id"] == carol["audit_insert_process_id"] == run2.invocation_id
+    )
+    assert angela["audit_update_process_id"] is None
+    assert angela["effective_end_ts"] == datetime(9999, 12, 31, 23, 59, 59)
+    assert_generic_tests_pass(dbt_project)
+
+    # The same batch again: every event is recognised as applied; nothing is written.
+    commits = iceberg_commits(dbt_project, "history")
+    run(dbt_project)
+    assert versions(dbt_project) == rows
+    assert iceberg_commits(dbt_project, "history") == commits
+
+
+def test_key_change_intermediate_versions_no_ops_and_duplicates(
+    dbt_project: ScratchProject,
+) -> None:
+    write_model(dbt_project)
+    write_events(dbt_project, [ev("c", 1, "Alice", 0), ev("c", 2, "Bob", 0)])
+    run(dbt_project)
+
+    # One batch: three updates of id 1 (the second changes nothing, the third arrives twice
+    # and out of order), then id 2 moves to id 5 (a key change, old key in before_id).
+    write_events(
+        dbt_project,
+        [
+            ev("u", 1, "Ali", 3, old=1),
+            ev("u", 5, "Bob", 4, old=2),
+            ev("u", 1, "Alicia", 1, old=1),
+            ev("u", 1, "Alicia", 2, old=1),
+            ev("u", 1, "Ali", 3, old=1),
+        ],
+    )
+    run2 = run(dbt_project)
+    rows = versions(dbt_project)
+    assert brief(rows) == [
+        (1, "Alice", 0, 1, "update"),
+        (1, "Alicia", 1, 3, "update"),
+        (1, "Ali", 3, None, None),
+        (2, "Bob", 0, 4, "key_change"),
+        (5, "Bob", 4, None, None),
+    ]
+    # The intermediate version was opened and closed by the same run.
+    assert (
+        rows[1]["audit_insert_process_id"]
+        == rows[1]["audit_update_process_id"]
+        == run2.invocation_id
+    )
+    assert [r["previous_id"] for r in rows] == [None, None, None, None, 2]
+    assert_generic_tests_pass(dbt_project)
+
+
+def test_late_events_are_quarantined_or_fail_the_run(dbt_project: ScratchProject) -> None:
+    write_model(dbt_project, "on_late_event=var('late', 'quarantine'),")
+    write_events(dbt_project, [ev("c", 1, "A", 1), ev("u", 1, "B", 5, old=1)])
+    run(dbt_project)
+    before = versions(dbt_project)
+    assert brief(before) == [(1, "A", 1, 5, "update"), (1, "B", 5, None, None)]
+
+    # id 1 at hour 3: late and not what the history holds there (A) -> quarantined.
+    # id 1 A at hour 1 again: late but in agreement (a duplicate) -> dropped.
+    # id 2: new -> applied.
+    batch = [ev("u", 1, "X", 3, old=1), ev("c", 1, "A", 1), ev("c", 2, "C", 2)]
+    write_events(dbt_project, batch)
+    run(dbt_project)
+    rows = versions(dbt_project)
+    assert rows[:2] == before
+    assert brief(rows[2:]) == [(2, "C", 2, None, None)]
+    quarantine = dbt_project.spark.sql(
+        f"select id, name, scd2_reason from {dbt_project.table('history__quarantine')}"
+    ).collect()
+    assert [(q.id, q.name) for q in quarantine] == [(1, "X")]
+    assert quarantine[0].scd2_reason.startswith("late")
+
+    # The same batch again quarantines nothing twice and changes nothing.
+    run(dbt_project)
+    assert versions(dbt_project) == rows
+    assert dbt_project.spark.table(dbt_project.table("history__quarantine")).count() == 1
+
+    # With on_late_event='fail' the run fails, names the event and writes nothing.
+    commits = iceberg_commits(dbt_project, "history")
+    message = failure(dbt_project, "--vars", json.dumps({"late": "fail"}))
+    assert "late event" in message and '"id":1' in message and "Nothing was written" in message
+    assert iceberg_commits(dbt_project, "history") == commits
+    assert versions(dbt_project) == rows
+
+
+@pytest.mark.parametrize(
+    ("bad_event", "problem"),
+    [
+        (ev("x", 3, "Z", 4), "unknown operation 'x'"),
+        (ev("c", None, "Z", 4), "null key"),
+        (ev("c", 3, "Z", None), "null ordering value in ts"),
+        (ev("u", 1, "Z", 4), "update without an old key (before_id)"),
+    ],
+)
+def test_malformed_event_fails_before_anything_is_written(
+    dbt_project: ScratchProject, bad_event: tuple, problem: str
+) -> None:
+    write_model(dbt_project, "on_malformed_event=var('malformed', 'fail'),")
+    write_events(dbt_project, [ev("c", 1, "A", 0)])
+    run(dbt_project)
+    rows = versions(dbt_project)
+    commits = iceberg_commits(dbt_project, "history")
+
+    write_events(dbt_project, [ev("u", 1, "B", 2, old=1), bad_event])
+    message = failure(dbt_project)
+    assert "1 malformed event(s)" in message and problem in message, message
+    assert versions(dbt_project) == rows
+    assert iceberg_commits(dbt_project, "history") == commits
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history__quarantine"))
+
+    # Configured to quarantine: the malformed event is set aside, the good one applied.
+    run(dbt_project, "--vars", json.dumps({"malformed": "quarantine"}))
+    assert brief(versions(dbt_project)) == [(1, "A", 0, 2, "update"), (1, "B", 2, None, None)]
+    reasons = [
+        r.scd2_reason
+        for r in dbt_project.spark.table(dbt_project.table("history__quarantine")).collect()
+    ]
+    assert reasons == [f"malformed: {problem}"]
+
+
+def test_ambiguous_events_fail(dbt_project: ScratchProject) -> None:
+    write_model(dbt_project)
+    write_events(dbt_project, [ev("c", 1, "A", 0, lsn=7), ev("c", 1, "B", 0, lsn=7)])
+    assert "tie-breaker" in failure(dbt_project)
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
+
+
+def test_deletion_records_with_new_record(dbt_project: ScratchProject) -> None:
+    write_model(dbt_project, "hard_deletes='new_record',")
+    write_events(dbt_project, [ev("c", 1, "A", 0)])
+    run(dbt_project)
+    write_events(dbt_project, [ev("d", 1, None, 2), ev("c", 1, "B", 3), ev("d", 2, None, 4)])
+    run(dbt_project)
+    rows = dbt_project.spark.sql(
+        f"""
+        select id, name, hour(dbt_valid_from) as start, hour(dbt_valid_to) as end, dbt_is_deleted
+        from {dbt_project.table("history")} order by dbt_valid_from
+        """
+    ).collect()
+    # A delete of a key that never existed (id 2) changes nothing.
+    assert [tuple(r) for r in rows] == [
+        (1, "A", 0, 2, "False"),
+        (1, "A", 2, 3, "True"),
+        (1, "B", 3, None, "False"),
+    ]
+    assert_generic_tests_pass(dbt_project)
+
+
+def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:
+    """Kafka Connect's JSON lines (schema/payload envelope) through scd2_debezium_events."""
+    folder = tmp_path / "debezium"
+    folder.mkdir()
+
+    def change(op, before, after, ms, lsn):
+        payload = {
+            "before": before,
+            "after": after,
+            "op": op,
+            "ts_ms": ms + 5,
+            "source": {"ts_ms": ms, "lsn": lsn, "table": "customers"},
+        }
+        return json.dumps({"schema": {}, "payload": payload})
+
+    hour = 3_600_000
+    t0 = int(T0.replace(tzinfo=UTC).timestamp() * 1000)
+    lines = [
+        change("r", None, {"id": 1, "name": "Alice"}, t0, 10),
+        change("r", None, {"id": 2, "name": "Bob"}, t0, 11),
+        change("u", {"id": 1, "name": "Alice"}, {"id": 1, "name": "Angela"}, t0 + hour, 12),
+        change("d", {"id": 2, "name": "Bob"}, None, t0 + 2 * hour, 13),
+        change("c", None, {"id": 2, "name": "Carol"}, t0 + 3 * hour, 14),
+    ]
+    (folder / "part-0.json").write_text("\n".join(lines) + "\n")
+    dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
+    dbt_project.spark.sql(
+        f"create table {dbt_project.table('debezium_raw')} using json location '{folder}'"
+    )
+    dbt_project.write(
+        "models/history.sql",
+        """
+        {{ config(
+            materialized='scd2_events',
+            unique_key='id',
+            event_order_by=['event_ts', 'event_lsn'],
+            event_old_key_columns=['before_id'],
+        ) }}
+        {{ scd2_audit.scd2_debezium_events(
+            api.Relation.create(schema=target.schema, identifier='debezium_raw'), ['id']) }}
+        """,
+    )
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [
+        (1, "Alice", 0, 1, "update"),
+        (1, "Angela", 1, None, None),
+        (2, "Bob", 0, 2, "delete"),
+        (2, "Carol", 3, None, None),
+    ]
