@@ -126,6 +126,11 @@ def spark_conf(include_jars: bool = True) -> dict[str, str]:
         "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
         "spark.sql.catalog.spark_catalog": "org.apache.iceberg.spark.SparkSessionCatalog",
         "spark.sql.catalog.spark_catalog.type": "hive",
+        # Iceberg's table cache (30 s) served a long-lived session (the Thrift server) a seed
+        # table as it was before its `create or replace`: a load during the write re-cached the
+        # old metadata, and nothing invalidates it on commit (apache/iceberg#10493). Each query
+        # reads the current metadata instead; it also keeps JVMs sharing a metastore in step.
+        "spark.sql.catalog.spark_catalog.cache-enabled": "false",
         "spark.sql.catalogImplementation": "hive",
         "spark.sql.warehouse.dir": str(warehouse_dir()),
         "spark.hadoop.javax.jdo.option.ConnectionURL": metastore_url,
