@@ -17,9 +17,8 @@
     {%- set name = model.alias or model.name -%}
     {%- set problems = [] -%}
 
-    {%- set raw_key = config.get('unique_key') -%}
-    {%- set keys = ((raw_key if raw_key | is_list else [raw_key]) if raw_key else [])
-        | reject('none') | map('trim') | map('lower') | list -%}
+    {%- set keys = scd2_audit._scd2_column_list(config.get('unique_key'))
+        | map('lower') | list -%}
     {%- if not keys -%}
         {%- do problems.append("unique_key is required: the column(s) that identify a row, "
             ~ "e.g. unique_key=['id']") -%}
@@ -49,18 +48,16 @@
         {%- endif -%}
     {%- endif -%}
 
-    {%- set raw_order = config.get('event_order_by') -%}
-    {%- set order_by = ((raw_order if raw_order | is_list else [raw_order]) if raw_order else [])
-        | reject('none') | map('trim') | map('lower') | list -%}
+    {%- set order_by = scd2_audit._scd2_column_list(config.get('event_order_by'))
+        | map('lower') | list -%}
     {%- if not order_by -%}
         {%- do problems.append("event_order_by is required: the event time column, then any "
             ~ "tie-breakers (a log sequence number, an offset), e.g. "
             ~ "event_order_by=['changed_at', 'lsn']") -%}
     {%- endif -%}
 
-    {%- set raw_old = config.get('event_old_key_columns') or [] -%}
-    {%- set old_keys = (raw_old if raw_old | is_list else [raw_old])
-        | reject('none') | map('trim') | map('lower') | list -%}
+    {%- set old_keys = scd2_audit._scd2_column_list(config.get('event_old_key_columns'))
+        | map('lower') | list -%}
     {%- if old_keys and old_keys | length != keys | length -%}
         {%- do problems.append("event_old_key_columns must name one column per unique_key "
             ~ "column, in the same order (" ~ keys | length ~ "), got " ~ old_keys) -%}
@@ -120,8 +117,7 @@
         {%- endif -%}
         {%- set raw_values = config.get('event_value_columns') -%}
         {%- if raw_values -%}
-            {%- set values = (raw_values if raw_values | is_list else [raw_values])
-                | map('trim') | map('lower') | list -%}
+            {%- set values = scd2_audit._scd2_column_list(raw_values) | map('lower') | list -%}
             {%- set bad = values | reject('in', event_columns) | list -%}
             {%- if bad -%}
                 {%- do problems.append("event_value_columns names column(s) " ~ bad

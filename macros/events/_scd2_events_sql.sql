@@ -244,29 +244,29 @@
     {%- do steps.append(['scd2_with_marks', scd2_with_marks]) -%}
 
     {%- set scd2_replayed -%}
-        {#- Items at or before their key's mark, checked against the key's whole history. #}
+        {#- Items at or before their key's mark, checked against the key's whole history:
+            is a version valid at the item's position, and does it hold the item's values? #}
         select
-            i.scd2_event_id,
-            i.scd2_kind,
-            bool_or(
+            scd2_event_id,
+            scd2_kind,
+            bool_or(scd2_valid_there) as scd2_present,
+            bool_or(scd2_valid_there and scd2_same_values) as scd2_same
+        from (
+            select
+                i.scd2_event_id,
+                i.scd2_kind,
                 v.{{ e.opened_position }} <= i.scd2_position
                 and (v.{{ e.closed_position }} is null or i.scd2_position < v.{{ e.closed_position }})
                 {%- if ctx.hard_deletes == 'new_record' %}
                 and coalesce(cast(v.{{ ctx.columns.dbt_is_deleted }} as string), 'False') != 'True'
-                {%- endif %}
-            ) as scd2_present,
-            bool_or(
-                v.{{ e.opened_position }} <= i.scd2_position
-                and (v.{{ e.closed_position }} is null or i.scd2_position < v.{{ e.closed_position }})
-                {%- if ctx.hard_deletes == 'new_record' %}
-                and coalesce(cast(v.{{ ctx.columns.dbt_is_deleted }} as string), 'False') != 'True'
-                {%- endif %}
-                and {{ scd2_audit._scd2_named_struct(values, none, 'v') }} = i.scd2_values
-            ) as scd2_same
-        from {{ prefix }}scd2_with_marks as i
-        left join {{ target }} as v on {{ on_keys }}
-        where i.scd2_kind != 'malformed' and i.scd2_position <= i.scd2_mark
-        group by i.scd2_event_id, i.scd2_kind
+                {%- endif %} as scd2_valid_there,
+                {{ scd2_audit._scd2_named_struct(values, none, 'v') }} = i.scd2_values
+                    as scd2_same_values
+            from {{ prefix }}scd2_with_marks as i
+            left join {{ target }} as v on {{ on_keys }}
+            where i.scd2_kind != 'malformed' and i.scd2_position <= i.scd2_mark
+        ) as scd2_checked
+        group by scd2_event_id, scd2_kind
     {%- endset -%}
     {%- do steps.append(['scd2_replayed', scd2_replayed]) -%}
 

@@ -20,8 +20,7 @@
         `create table ... using json location '<folder>'`.
         Use it as: event_order_by=['event_ts', 'event_lsn'].
     -#}
-    {%- set keys = (key_columns if key_columns is not string else [key_columns])
-        | map('lower') | list -%}
+    {%- set keys = scd2_audit._scd2_column_list(key_columns) | map('lower') | list -%}
     {%- set columns = [] -%}
     {%- if execute -%}
         {%- for column in adapter.get_columns_in_relation(relation) -%}

@@ -57,8 +57,7 @@
     {%- if valid_to_current is not none -%}
         {%- do found.update({'valid_to_current': valid_to_current}) -%}
     {%- endif -%}
-    {%- set raw_keys = found.unique_key if found.unique_key | is_list else [found.unique_key] -%}
-    {%- set keys = raw_keys | reject('none') | map('trim') | list -%}
+    {%- set keys = scd2_audit._scd2_column_list(found.unique_key) -%}
     {%- set context = {
         'unique_key': found.unique_key,
         'key_columns': keys,
