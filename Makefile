@@ -29,7 +29,7 @@ demo: setup  ## run the main job: day-by-day pipeline on a fresh warehouse
 test: setup  ## run the test suite (real Spark, dbt and Iceberg)
 	$(BIN)/python -m pytest $(or $(PYTEST_ARGS),-n 2 --dist loadfile)
 
-bench: setup  ## benchmarks into BENCHMARKS.md (generator 1M rows; dbt seed 10k/1M vs plain Spark; day-2 snapshot 10k/100k/1M vs stock and CTAS; snapshot days 2-30 at 100k; make demo against before the seed work)
+bench: setup  ## benchmarks into BENCHMARKS.md (generator 1M rows; dbt seed 10k/1M vs plain Spark; day-2 snapshot 10k/100k/1M vs stock and CTAS; snapshot days 2-30 at 100k; a day of 1M-key events vs CTAS; make demo against before the seed work)
 	$(BIN)/python -m python_helpers.tooling.bench $(BENCH_ARGS)
 
 lint: setup  ## sqlfluff (sparksql: dbt templater for snapshots and models, jinja for macros) and ruff

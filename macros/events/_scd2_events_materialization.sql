@@ -36,8 +36,9 @@
     {%- set events_view = prefix ~ 'events' -%}
     {%- set items_view = prefix ~ 'items' -%}
     {%- set versions_view = prefix ~ 'versions' -%}
-    {#- Steps read more than once are cached (eagerly), so that each is computed once;
-        all but the last are uncached as soon as the last is. -#}
+    {#- Steps read more than once are cached (eagerly), so that each is computed once. All
+        stay cached until the end: uncaching one makes Spark rebuild the caches built on it
+        (the last, 'items') from the uncached plans, computing everything again. -#}
     {%- set intermediate = ['scd2_classified', 'scd2_items', 'scd2_with_marks', 'scd2_marked']
         | map('replace', 'scd2_', prefix ~ 'scd2_', 1) | list -%}
     {%- set cached = intermediate + [items_view] -%}
@@ -61,6 +62,15 @@
     {%- endif -%}
     {%- set target = none if rebuild else target_relation -%}
 
+    {#- Each step's view reads the ones before it, several times: stored as SQL text (Spark's
+        default for temporary views), every reference re-analyses the whole chain, and the
+        analysis grows exponentially with the steps (minutes, then out of memory, for a
+        thousand events with a five-column key). Stored as analysed plans, it does not. The
+        session's setting is put back at the end. -#}
+    {%- set store_plans = 'spark.sql.legacy.storeAnalyzedPlanForView' -%}
+    {%- set stored_plans_before = run_query('set ' ~ store_plans).rows[0][1] -%}
+    {% do run_query('set ' ~ store_plans ~ '=true') %}
+
     {% call statement('scd2_events_view') %}
         create or replace temporary view {{ events_view }} as
         {{ model['compiled_code'] }}
@@ -75,9 +85,6 @@
             {{ view }} as
             {{ step_sql }}
         {% endcall %}
-    {%- endfor -%}
-    {%- for view in intermediate -%}
-        {% do run_query('uncache table if exists ' ~ view) %}
     {%- endfor -%}
     {%- do views.append(versions_view) -%}
     {%- set summary = scd2_audit._scd2_events_summary(ctx, items_view, views, cached) -%}
@@ -113,6 +120,7 @@
     {% endcall %}
 
     {% do scd2_audit._scd2_events_drop_views(views, cached) %}
+    {% do run_query('set ' ~ store_plans ~ '=' ~ stored_plans_before) %}
 
     {% do apply_grants(target_relation, config.get('grants'), should_revoke(existing, rebuild)) %}
     {% do persist_docs(target_relation, model) %}

@@ -27,7 +27,9 @@
         from {{ items }}
         group by scd2_status
     {%- endset -%}
-    {%- set counts = {'new': 0, 'duplicate': 0, 'late': 0, 'ambiguous': 0, 'malformed': 0} -%}
+    {%- set counts = {
+        'new': 0, 'noop': 0, 'duplicate': 0, 'late': 0, 'ambiguous': 0, 'malformed': 0,
+    } -%}
     {%- set examples = {} -%}
     {%- set to_apply = [] -%}
     {%- for row in run_query(query).rows -%}
@@ -35,10 +37,10 @@
         {%- do examples.update({row[0]: row[3]}) -%}
         {%- do to_apply.append(row[2]) -%}
     {%- endfor -%}
-    {{ log("scd2_events " ~ ctx.name ~ ": events new " ~ counts.new ~ ", duplicate "
-        ~ counts.duplicate ~ ", late " ~ counts.late ~ ", ambiguous " ~ counts.ambiguous
-        ~ ", malformed " ~ counts.malformed ~ " (items; an update that changes its key counts twice)",
-        info=true) }}
+    {{ log("scd2_events " ~ ctx.name ~ ": events new " ~ counts.new ~ ", no-op " ~ counts.noop
+        ~ ", duplicate " ~ counts.duplicate ~ ", late " ~ counts.late ~ ", ambiguous "
+        ~ counts.ambiguous ~ ", malformed " ~ counts.malformed
+        ~ " (items; an update that changes its key counts twice)", info=true) }}
     {%- set failures = [] -%}
     {%- if counts.malformed and ctx.on_malformed == 'fail' -%}
         {%- do failures.append(counts.malformed ~ " malformed event(s), e.g. "

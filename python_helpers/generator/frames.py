@@ -76,20 +76,14 @@ def generate_day(spark: SparkSession, spec: GeneratorSpec, day: int) -> DayData:
     :data:`CHECKPOINT_EVERY` materialize every fifth intermediate day on the way.
     """
     check_day(day)
-    state = born_rows(spark, spec, day=1, count=spec.no_init_recs, first_position=0)
-    changes = inserted(state, spec)
-    for current in range(2, day + 1):
-        classified = classify(state, spec, current)
-        survivors = apply_changes(classified, spec, current)
-        plan = spec.plan(current)
-        new = born_rows(
-            spark, spec, day=current, count=plan.inserted, first_position=plan.survivors
-        )
-        state = survivors.unionByName(new)
-        if current < day and current % CHECKPOINT_EVERY == 0:
-            state = state.localCheckpoint(eager=True)
-        changes = classified.select(*spec.key_columns, "change_type").unionByName(
-            inserted(new, spec)
+    if day == 1:
+        state = born_rows(spark, spec, day=1, count=spec.no_init_recs, first_position=0)
+        changes = inserted(state, spec)
+    else:
+        step = transition(spark, spec, day)
+        state = step.state
+        changes = step.classified.select(*spec.key_columns, "change_type").unionByName(
+            inserted(step.new, spec)
         )
     plan = spec.plan(day)
     return DayData(
@@ -98,6 +92,40 @@ def generate_day(spark: SparkSession, spec: GeneratorSpec, day: int) -> DayData:
         source=state.select(*spec.source_columns),
         manifest=to_manifest(changes, spec, plan),
     )
+
+
+@dataclass(frozen=True)
+class Transition:
+    """How day ``day`` follows from the day before, with the rows' identity columns.
+
+    ``classified``: the previous day's rows with ``_rank`` and ``change_type``
+    (:func:`classify`); ``new``: the day's new rows; ``state``: the day's rows.
+    """
+
+    day: int
+    classified: DataFrame
+    new: DataFrame
+    state: DataFrame
+
+
+def transition(spark: SparkSession, spec: GeneratorSpec, day: int) -> Transition:
+    """Day ``day`` (>= 2) as a :class:`Transition` from day ``day - 1``, recomputed from day 1."""
+    check_day(day)
+    if day < 2:
+        raise ValueError("day 1 has no previous day to follow from")
+    state = born_rows(spark, spec, day=1, count=spec.no_init_recs, first_position=0)
+    for current in range(2, day + 1):
+        classified = classify(state, spec, current)
+        survivors = apply_changes(classified, spec, current)
+        plan = spec.plan(current)
+        new = born_rows(
+            spark, spec, day=current, count=plan.inserted, first_position=plan.survivors
+        )
+        step = Transition(current, classified, new, survivors.unionByName(new))
+        state = step.state
+        if current < day and current % CHECKPOINT_EVERY == 0:
+            state = state.localCheckpoint(eager=True)
+    return step
 
 
 def born_rows(
@@ -162,10 +190,10 @@ def apply_changes(classified: DataFrame, spec: GeneratorSpec, day: int) -> DataF
     """
     plan = spec.plan(day)
     updated = F.col("change_type") == F.lit(UPDATED)
-    values = []
-    for m, name in enumerate(spec.value_columns, start=1):
-        new = forced_change(F.col(name), spec, day) if m == 1 else value_for(spec, day, m)
-        values.append(F.when(updated, new).otherwise(F.col(name)).alias(name))
+    values = [
+        F.when(updated, new).otherwise(F.col(name)).alias(name)
+        for name, new in zip(spec.value_columns, updated_values(spec, day), strict=True)
+    ]
     return classified.filter(F.col("change_type") != F.lit(DELETED)).select(
         *spec.key_columns,
         *values,
@@ -178,6 +206,15 @@ def apply_changes(classified: DataFrame, spec: GeneratorSpec, day: int) -> DataF
     )
 
 
+def updated_values(spec: GeneratorSpec, day: int) -> list[Column]:
+    """The values an updated row takes on ``day``, from its current values: ``col_1`` moves by
+    a non-zero delta (so an update always changes a value), the others are drawn afresh."""
+    return [
+        forced_change(F.col(name), spec, day) if m == 1 else value_for(spec, day, m)
+        for m, name in enumerate(spec.value_columns, start=1)
+    ]
+
+
 def to_manifest(changes: DataFrame, spec: GeneratorSpec, plan: DayPlan) -> DataFrame:
     """The ``cdc_changes`` contract: keys, change type, day (int), business date (date)."""
     return changes.select(
@@ -188,9 +225,10 @@ def to_manifest(changes: DataFrame, spec: GeneratorSpec, plan: DayPlan) -> DataF
     )
 
 
-def value_for(spec: GeneratorSpec, day: int, m: int) -> Column:
-    """Non-key value ``m`` of a row (re)written on ``day``: a hash, as a six-decimal double."""
-    units = F.pmod(_hash(spec, _VALUE, day, m), F.lit(VALUE_UNITS))
+def value_for(spec: GeneratorSpec, day: int, m: int, domain: int = _VALUE) -> Column:
+    """Non-key value ``m`` of a row (re)written on ``day``: a hash, as a six-decimal double.
+    Another ``domain`` draws independent values (the events' intermediate versions)."""
+    units = F.pmod(row_hash(spec, domain, day, m), F.lit(VALUE_UNITS))
     return units / F.lit(VALUE_SCALE)
 
 
@@ -198,7 +236,7 @@ def forced_change(current: Column, spec: GeneratorSpec, day: int) -> Column:
     """A value guaranteed to differ from ``current``: shift it by 1..VALUE_UNITS-1 micro-units,
     modulo the value range."""
     units = F.round(current * F.lit(VALUE_SCALE)).cast("long")
-    delta = F.lit(1) + F.pmod(_hash(spec, _DELTA, day, 1), F.lit(VALUE_UNITS - 1))
+    delta = F.lit(1) + F.pmod(row_hash(spec, _DELTA, day, 1), F.lit(VALUE_UNITS - 1))
     return F.pmod(units + delta, F.lit(VALUE_UNITS)) / F.lit(VALUE_SCALE)
 
 
@@ -248,7 +286,7 @@ def _key_name(spec: GeneratorSpec, j: int) -> Column:
     )
 
 
-def _hash(spec: GeneratorSpec, domain: int, day: int, m: int) -> Column:
+def row_hash(spec: GeneratorSpec, domain: int, day: int, m: int) -> Column:
     """A 64-bit hash of (seed, domain, day, row identity, column), stable across runs."""
     return F.xxhash64(
         F.lit(spec.seed).cast("long"),

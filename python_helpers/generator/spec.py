@@ -41,7 +41,7 @@ class InvalidGeneratorArgument(GeneratorError):
         super().__init__(f"{argument}: {rule}")
 
 
-def _round_half_up(value: float) -> int:
+def round_half_up(value: float) -> int:
     """Python's round() rounds half to even; counts of rows read better rounded half up."""
     return math.floor(value + 0.5)
 
@@ -191,8 +191,8 @@ class GeneratorSpec:
         if day == 1:
             return DayPlan(1, business_date, 0, 0, 0, 0, self.no_init_recs)
         previous = self.rows_on(day - 1)
-        deleted = _round_half_up(self.pct_del * previous)
-        deleted_or_updated = _round_half_up((self.pct_del + self.pct_upd) * previous)
+        deleted = round_half_up(self.pct_del * previous)
+        deleted_or_updated = round_half_up((self.pct_del + self.pct_upd) * previous)
         deleted = min(deleted, previous)
         deleted_or_updated = min(max(deleted_or_updated, deleted), previous)
         updated = deleted_or_updated - deleted

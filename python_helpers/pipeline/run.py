@@ -20,10 +20,12 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from python_helpers.generator.events import SHAPES, EventSpec
+from python_helpers.generator.spec import InvalidGeneratorArgument
 from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError, run_dbt
 from python_helpers.runtime.lakehouse import (
     PROJECT_ROOT,
@@ -37,9 +39,21 @@ if TYPE_CHECKING:
 
     from python_helpers.generator import GeneratorSpec
     from python_helpers.pipeline.reconcile import Executor, Reconciliation
+    from python_helpers.pipeline.reconcile_events import EventReconciliation
 
 
 QUERY_VERBS = {"select", "with", "show", "describe", "desc"}
+
+
+EVENT_SHARE_HELP = {
+    "pct_key_change": "share of deleted keys moved into a new key by a key change",
+    "pct_recreate": "share of updated keys deleted then created again",
+    "pct_multi_update": "share of updated keys updated two or three times in the day",
+    "pct_noop": "share of unchanged keys given an update that changes nothing",
+    "pct_late": "share of unchanged keys given a late (stale) update, set aside as late",
+    "pct_duplicate": "share of events delivered twice",
+    "pct_delayed": "share of single updates and creates delivered with the next day's batch",
+}
 
 
 class PipelineError(RuntimeError):
@@ -63,6 +77,8 @@ class PipelineOptions:
     fresh: bool = True
     project_dir: Path = PROJECT_ROOT
     verbose: bool = False
+    # Change events instead of daily seeds (docs/events.md): the events' shape and shares.
+    events: EventSpec | None = None
 
 
 @dataclass
@@ -152,6 +168,11 @@ def _check_options(options: PipelineOptions) -> None:
         raise PipelineError(
             "--format table needs the lakehouse's metastore in this process, which the Thrift "
             "server holds: use --format csv with --target thrift (seeds load through the server)"
+        )
+    if options.events is not None and options.target != "local":
+        raise PipelineError(
+            "--events needs --target local: the generator delivers the events into the "
+            "lakehouse's tables and landing folder from this process"
         )
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", options.schema):
         raise PipelineError(f"--schema must be a plain identifier, got {options.schema!r}")
@@ -249,6 +270,8 @@ def _generator_only_session() -> SparkSession:
 def run(options: PipelineOptions) -> int:
     """Run the pipeline, print its report; the process exit status."""
     timer = StepTimer(verbose=options.verbose)
+    if options.events is not None:
+        return 0 if report_events(run_event_days(options, timer), timer) else 1
     return 0 if report(run_days(options, timer), timer) else 1
 
 
@@ -327,6 +350,81 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
                 )
 
     return results
+
+
+def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReconciliation]:
+    """The events mode: each day, the generator delivers the day's batch of change events
+    (and the versions it must produce), then ``dbt build`` of the events models (the
+    scd2_events history, its views and their tests), then the run is reconciled version by
+    version. Raises on a failed step."""
+    from python_helpers.generator.events import EXPECTED_TABLE, generate_events, write_event_day
+    from python_helpers.pipeline.reconcile_events import history_column_names, reconcile_events
+
+    _check_options(options)
+    spec = build_spec(options)
+    events = options.events
+    assert events is not None
+    os.environ["DBT_SCHEMA"] = options.schema
+    dbt_vars = {"cdc_no_keys": options.no_keys, "demo_events": events.shape}
+    dbt_flags = ["--target", options.target, "--vars", json.dumps(dbt_vars)]
+    quiet = [] if options.verbose else ["--quiet"]
+    landing = lakehouse_dir() / "landing" / options.schema / "debezium_events"
+    print(
+        f"Lakehouse: {lakehouse_dir()}  schema: {options.schema}  events: {events.shape}  "
+        f"days: {options.days}  rows: {spec.no_init_recs}/{spec.no_incr_recs}  "
+        f"shares del/upd/unchanged: {spec.pct_del}/{spec.pct_upd}/{spec.pct_unchanged}"
+    )
+    with timer.step(0, "start spark"):
+        spark, execute = _local_engine(options)
+    names = history_column_names(options.project_dir, dbt_flags)
+    results = []
+    for day in range(1, options.days + 1):
+        with timer.step(day, "generate events"):
+            write_event_day(generate_events(spark, spec, events, day), options.schema, landing)
+        with timer.step(day, "dbt build"):
+            build = run_dbt(
+                [*quiet, "build", "--select", "tag:events", *dbt_flags],
+                project_dir=options.project_dir,
+            )
+        with timer.step(day, "reconcile"):
+            results.append(
+                reconcile_events(
+                    execute,
+                    options.schema,
+                    f"{options.schema}.{EXPECTED_TABLE}",
+                    spec.key_columns,
+                    spec.value_columns,
+                    day,
+                    build.invocation_id,
+                    names,
+                )
+            )
+    return results
+
+
+def report_events(results: list[EventReconciliation], timer: StepTimer) -> bool:
+    """Print the version-by-version reconciliation of each run; True when nothing differs."""
+    from python_helpers.pipeline.reconcile_events import KINDS
+
+    print(f"\nAll steps passed in {timer.total:.1f} s.\n")
+    print("Reconciliation of events_history against the generator's expected versions")
+    print(
+        f"  {'day':>3}  {'run (process id)':<36}  {'what':<10} {'table':>8} {'expected':>8} "
+        f"{'differ':>7}  status"
+    )
+    ok = True
+    for r in results:
+        for kind in KINDS:
+            good = r.differing(kind) == 0
+            ok &= good
+            what = {"open": "opened", "close": "closed", "quarantine": "set aside"}[kind]
+            print(
+                f"  {r.day:>3}  {r.run_id:<36}  {what:<10} {r.observed(kind):>8} "
+                f"{r.expected(kind):>8} {r.differing(kind):>7}  {'OK' if good else 'MISMATCH'}"
+            )
+    print("\n(differ: versions missing, unexpected, or with other values, origin or closing)")
+    print("Result:", "every reconciliation OK" if ok else "MISMATCH found")
+    return ok
 
 
 def report(results: list[Reconciliation], timer: StepTimer) -> bool:
@@ -455,6 +553,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the existing warehouse and metastore instead of starting fresh",
     )
     add("--verbose", action="store_true", help="show dbt's own output for every step")
+    events = parser.add_argument_group(
+        "change events (docs/events.md)",
+        "Instead of daily seeds and snapshots: each day's change events into the scd2_events "
+        "model events_history, reconciled version by version. Late events start on day 3.",
+    )
+    events.add_argument(
+        "--events",
+        choices=SHAPES,
+        help="the events' shape: flat (an Iceberg table of events) or debezium (Kafka "
+        "Connect's JSON lines); default: no events, the seed and snapshot pipeline",
+    )
+    event_defaults = EventSpec()
+    for name, meaning in EVENT_SHARE_HELP.items():
+        events.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=float,
+            default=getattr(event_defaults, name),
+            help=f"{meaning} (default %(default)s)",
+        )
     return parser
 
 
@@ -477,7 +594,13 @@ def main(argv: list[str] | None = None) -> int:
         verbose=args.verbose,
     )
     try:
+        if args.events is not None:
+            shares = {name: getattr(args, name) for name in EVENT_SHARE_HELP}
+            options = replace(options, events=EventSpec(shape=args.events, **shares))
         return run(options)
+    except InvalidGeneratorArgument as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except PipelineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -145,6 +145,12 @@ for _name, _title, _module, _function in (
         "seed_benchmark",
     ),
     (
+        "events",
+        "Change events: a day of events applied vs a CTAS copy of them",
+        "python_helpers.tooling.bench_events",
+        "events_benchmark",
+    ),
+    (
         "demo",
         "make demo: today against before the seed work",
         "python_helpers.tooling.bench_demo",
@@ -249,6 +255,12 @@ def main(argv: list[str] | None = None) -> int:
         type=_sizes,
         default=None,
         help="seed: comma-separated source sizes (default: 10000,1000000)",
+    )
+    parser.add_argument(
+        "--event-sizes",
+        type=_sizes,
+        default=None,
+        help="events: comma-separated key counts of the table (default: 1000000)",
     )
     parser.add_argument(
         "--output",

@@ -1,0 +1,149 @@
+{% macro _scd2_events_versions_sql(ctx, items, target=none) -%}
+    {#-
+        The rows an scd2_events run writes, from its classified `items` (_scd2_events_item_steps)
+        and the open versions of `target` (none on the first run), with scd2_action:
+        - 'insert': a version opened by a new item; closed already (valid_to, closing
+          position, this run as update process id) when a later item of its key in the same
+          batch replaced it, so intermediate versions are kept;
+        - 'close': an open version of the table, closed by the first new item that changes
+          its key (the MERGE's `when matched`).
+        Per key, the open version and the new items are put in order of position; an item
+        that changes nothing (an upsert with the values the key already has, a delete of a
+        key that is absent or already deleted) is dropped, so it adds no version. A delete
+        closes the version before it; with hard_deletes='new_record' it also opens a
+        deletion record with that version's values, as dbt's snapshots do.
+    -#}
+    {%- set keys = ctx.key_columns -%}
+    {%- set values = ctx.value_columns -%}
+    {%- set cols = ctx.columns -%}
+    {%- set a = ctx.audit -%}
+    {%- set e = ctx.events -%}
+    {%- set opening = scd2_audit._scd2_audit_exprs('open', valid_from='scd2_time') -%}
+    {%- set closing = scd2_audit._scd2_audit_exprs('close', valid_to='scd2_next_time') -%}
+    {%- set new_record = ctx.hard_deletes == 'new_record' -%}
+    with scd2_new_items as (
+        select * from {{ items }}
+        where scd2_status = 'new' and not scd2_event_set_aside
+    ),
+
+    scd2_timeline as (
+        {%- if target is not none %}
+        select
+            {%- for key in keys %}
+            v.{{ key }},
+            {%- endfor %}
+            {{ scd2_audit._scd2_named_struct(values, none, 'v') }} as scd2_values,
+            v.{{ e.opened_position }} as scd2_position,
+            v.{{ cols.dbt_valid_from }} as scd2_time,
+            v.{{ e.opened_op }} as scd2_op,
+            v.{{ e.previous_key }} as scd2_previous_key,
+            'current' as scd2_kind,
+            {%- if new_record %}
+            coalesce(cast(v.{{ cols.dbt_is_deleted }} as string), 'False') = 'True'
+                as scd2_is_delete,
+            {%- else %}
+            false as scd2_is_delete,
+            {%- endif %}
+            v.{{ cols.dbt_scd_id }} as scd2_current_id
+        from {{ target }} as v
+        left semi join scd2_new_items as i on {{ scd2_audit._scd2_join_on(keys, 'i', 'v') }}
+        where {{ scd2_audit._scd2_open_version_sql('v', true, ctx) }}
+        union all
+        {%- endif %}
+        select
+            {{ keys | join(', ') }},
+            scd2_values,
+            scd2_position,
+            scd2_time,
+            scd2_op,
+            scd2_previous_key,
+            scd2_kind,
+            scd2_kind != 'upsert' as scd2_is_delete,
+            cast(null as string) as scd2_current_id
+        from scd2_new_items
+    ),
+
+    scd2_sequenced as (
+        select
+            *,
+            lag(scd2_is_delete) over scd2_key_order as scd2_prior_is_delete,
+            lag(scd2_values) over scd2_key_order as scd2_prior_values
+        from scd2_timeline
+        window scd2_key_order as (partition by {{ keys | join(', ') }} order by scd2_position)
+    ),
+
+    scd2_effective as (
+        select * from scd2_sequenced
+        where
+            scd2_kind = 'current'
+            or (scd2_is_delete and not scd2_prior_is_delete)
+            or (
+                not scd2_is_delete
+                and (
+                    scd2_prior_is_delete is null
+                    or scd2_prior_is_delete
+                    or scd2_values != scd2_prior_values
+                )
+            )
+    ),
+
+    scd2_linked as (
+        select
+            *,
+            lead(scd2_position) over scd2_key_order as scd2_next_position,
+            lead(scd2_time) over scd2_key_order as scd2_next_time,
+            case lead(scd2_kind) over scd2_key_order
+                when 'upsert' then 'update'
+                when 'delete' then 'delete'
+                when 'key_change' then 'key_change'
+            end as scd2_closed_as,
+            lag(scd2_values) over scd2_key_order as scd2_last_values
+        from scd2_effective
+        window scd2_key_order as (partition by {{ keys | join(', ') }} order by scd2_position)
+    ),
+
+    scd2_rows as (
+        select
+            case when scd2_kind = 'current' then 'close' else 'insert' end as scd2_action,
+            {{ keys | join(', ') }},
+            case when scd2_is_delete then scd2_last_values else scd2_values end as scd2_values,
+            case
+                when scd2_kind = 'current' then scd2_current_id
+                else md5(concat_ws('|', {{ keys | join(', ') }}, cast(scd2_position as string)))
+            end as {{ cols.dbt_scd_id }},
+            scd2_time as {{ cols.dbt_updated_at }},
+            scd2_time as {{ cols.dbt_valid_from }},
+            scd2_next_time as {{ cols.dbt_valid_to }},
+            {%- if new_record %}
+            case when scd2_is_delete then 'True' else 'False' end as {{ cols.dbt_is_deleted }},
+            {%- endif %}
+            {%- for role, name in a.items() %}
+            case
+                when scd2_next_position is null then {{ opening[role] }}
+                else coalesce({{ closing[role] }}, {{ opening[role] }})
+            end as {{ name }},
+            {%- endfor %}
+            scd2_position as {{ e.opened_position }},
+            scd2_op as {{ e.opened_op }},
+            scd2_next_position as {{ e.closed_position }},
+            scd2_closed_as as {{ e.closed_as }},
+            scd2_previous_key as {{ e.previous_key }}
+        from scd2_linked
+        where
+            (scd2_kind = 'current' and scd2_next_position is not null)
+            or (scd2_kind != 'current' and ({{ 'true' if new_record else 'not scd2_is_delete' }}))
+    )
+
+    select
+        scd2_action,
+        {%- for column in keys %}
+        {{ column }},
+        {%- endfor %}
+        {%- for value in values %}
+        scd2_values.{{ value }},
+        {%- endfor %}
+        {%- for column in scd2_audit._scd2_events_metadata_columns(ctx) %}
+        {{ column }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from scd2_rows
+{%- endmacro %}

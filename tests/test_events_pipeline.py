@@ -1,0 +1,161 @@
+"""Generated change events into the events model, reconciled version by version (the pipeline's
+events mode), on real dbt, Spark and Iceberg: both shapes, three days, a repeated run."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from pyspark.sql import SparkSession
+
+from python_helpers.generator import GeneratorSpec
+from python_helpers.generator.events import EventSpec, generate_events
+from python_helpers.pipeline.reconcile_events import HISTORY_MODEL
+from python_helpers.pipeline.run import (
+    PipelineOptions,
+    StepTimer,
+    report_events,
+    run_event_days,
+)
+from python_helpers.runtime.dbt_invoke import run_dbt
+from python_helpers.tooling.scratch import ScratchProject
+
+pytestmark = pytest.mark.slow
+
+# 300 keys, 2 key columns, 3 values; each later day of 300 previous keys: 60 deleted (6 of
+# them as key changes, 10%), 120 updated (12 deleted and re-created, 24 updated 2-3 times),
+# 120 unchanged (6 given a no-op update, and from day 3 up to 2 a late update), 60 new.
+ROWS, KEYS, VALUES = 300, 2, 3
+
+
+def _options(root, schema: str, shape: str) -> PipelineOptions:
+    return PipelineOptions(
+        no_init_recs=ROWS,
+        no_incr_recs=ROWS,
+        no_keys=KEYS,
+        no_nonkeys=VALUES,
+        pct_del=0.2,
+        pct_upd=0.4,
+        pct_unchanged=0.4,
+        days=3,
+        seed=11,
+        schema=schema,
+        project_dir=root,
+        events=EventSpec(shape=shape),
+    )
+
+
+@pytest.fixture(scope="module", params=["flat", "debezium"])
+def events_run(request, spark: SparkSession, tmp_path_factory: pytest.TempPathFactory):
+    shape = request.param
+    root = tmp_path_factory.mktemp(f"events-{shape}") / "project"
+    project = ScratchProject(root, f"events_{shape}", spark, include=("models", "snapshots"))
+    options = _options(root, project.schema, shape)
+    return project, options, run_event_days(options, StepTimer())
+
+
+def _rows(frame) -> list[str]:
+    """A frame's rows in a comparable order (NULLs included)."""
+    return sorted(repr(row) for row in frame.collect())
+
+
+def _closed_as(spark: SparkSession, schema: str, run_id: str) -> dict[str, int]:
+    rows = spark.sql(
+        f"select event_closed_as, count(*) from {schema}.{HISTORY_MODEL} "
+        f"where audit_update_process_id = '{run_id}' group by 1"
+    ).collect()
+    return {row[0]: row[1] for row in rows}
+
+
+def test_every_run_reconciles_version_by_version(events_run, capsys) -> None:
+    project, _options, results = events_run
+    assert [r.day for r in results] == [1, 2, 3]
+    for r in results:
+        assert r.all_ok, r
+    # Day 1: every row read once (duplicates delivered, counted once), nothing closed.
+    assert (results[0].observed("open"), results[0].observed("close")) == (ROWS, 0)
+    # Days 2 and 3: deletes and key changes are never delayed, so their counts are exact.
+    for r in results[1:]:
+        closed = _closed_as(project.spark, project.schema, r.run_id)
+        assert closed["key_change"] == 6
+        assert closed["delete"] == 54 + 12  # the other deletes, and the re-created keys
+        assert closed["update"] > 120 - 12  # the rest updated, some several times
+    assert results[1].observed("quarantine") == 0  # late events start on day 3
+    assert results[2].observed("quarantine") > 0
+    assert report_events(results, StepTimer()) is True
+    out = capsys.readouterr().out
+    assert "MISMATCH" not in out and "every reconciliation OK" in out
+
+
+def test_history_holds_each_kind_of_change(events_run) -> None:
+    project, _options, results = events_run
+    table = f"{project.schema}.{HISTORY_MODEL}"
+    spark = project.spark
+    run2 = results[1].run_id
+    # A key change's new key records where it came from, and that key was closed by it.
+    moved = spark.sql(
+        f"select n.key_1, o.event_closed_as from {table} as n join {table} as o "
+        f"on o.key_1 = n.event_previous_key.key_1 and o.key_2 = n.event_previous_key.key_2 "
+        f"and o.dbt_valid_to = n.dbt_valid_from where n.audit_insert_process_id = '{run2}'"
+    ).collect()
+    assert len(moved) == 6 and {row[1] for row in moved} == {"key_change"}
+    # Intermediate versions: opened and closed by the same run, closed as updates.
+    intermediate = spark.sql(
+        f"select count(*) from {table} where audit_insert_process_id = '{run2}' "
+        f"and audit_update_process_id = '{run2}'"
+    ).first()[0]
+    assert intermediate >= 24
+    # The late events are in the quarantine table with their reason, none applied.
+    reasons = spark.sql(
+        f"select distinct split(scd2_reason, ':')[0] from {table}__quarantine"
+    ).collect()
+    assert [row[0] for row in reasons] == ["late"]
+
+
+def test_generic_tests_passed_and_a_repeated_run_adds_nothing(events_run) -> None:
+    project, options, _results = events_run
+    table = f"{project.schema}.{HISTORY_MODEL}"
+    spark = project.spark
+    versions = _rows(spark.sql(f"select * from {table}"))
+    commits = spark.sql(f"select count(*) from {table}.snapshots").first()[0]
+    quarantined = spark.sql(f"select count(*) from {table}__quarantine").first()[0]
+    flags = [
+        "--target",
+        "local",
+        "--vars",
+        json.dumps({"cdc_no_keys": KEYS, "demo_events": options.events.shape}),
+    ]
+    step = run_dbt(["build", "--select", "tag:events", *flags], project_dir=project.root)
+    statuses = {str(r.status) for r in step.result.results}
+    assert statuses <= {"success", "pass"}, statuses  # the scd2 generic tests included
+    assert _rows(spark.sql(f"select * from {table}")) == versions
+    assert spark.sql(f"select count(*) from {table}.snapshots").first()[0] == commits
+    assert spark.sql(f"select count(*) from {table}__quarantine").first()[0] == quarantined
+
+
+def test_generated_events_are_reproducible(spark: SparkSession) -> None:
+    spec = GeneratorSpec(200, 200, 1, 2, 0.2, 0.4, 0.4, seed=5)
+    events = EventSpec()
+    first = generate_events(spark, spec, events, 3)
+    again = generate_events(spark, spec, events, 3)
+    assert _rows(first.batch) == _rows(again.batch)
+    assert _rows(first.expected) == _rows(again.expected)
+    other = generate_events(spark, spec, EventSpec(pct_duplicate=0.0, pct_delayed=0.0), 3)
+    # Without duplicates, no two events of the batch are the same.
+    assert other.batch.count() == other.batch.distinct().count()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("pct_late", 1.5, "pct_late: must be a share in [0, 1], got 1.5"),
+        ("pct_recreate", 0.9, "pct_recreate + pct_multi_update"),
+        ("shape", "avro", "shape: must be one of flat, debezium, got 'avro'"),
+    ],
+)
+def test_bad_event_shares_are_refused(field: str, value, message: str) -> None:
+    from python_helpers.generator import InvalidGeneratorArgument
+
+    with pytest.raises(InvalidGeneratorArgument, match=re.escape(message)):
+        EventSpec(**{field: value})
