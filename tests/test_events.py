@@ -280,6 +280,40 @@ def test_deletion_records_with_new_record(dbt_project: ScratchProject) -> None:
     assert_generic_tests_pass(dbt_project)
 
 
+def test_a_lone_no_op_writes_nothing_and_a_re_creation_with_the_last_values_is_kept(
+    dbt_project: ScratchProject,
+) -> None:
+    """A no-op is dropped before the MERGE (no Iceberg commit); a deletion record holds the
+    last values, yet re-creating the key with those values opens a version."""
+    write_model(dbt_project, "hard_deletes='new_record',")
+    commits = f"select count(*) from {dbt_project.table('history')}.snapshots"
+    # run 1: A created at 0
+    write_events(dbt_project, [ev("c", 1, "A", 0)])
+    run(dbt_project)
+    before = dbt_project.spark.sql(commits).first()[0]
+    # run 2: an update of id 1 to the value it has: nothing written, not even a commit
+    write_events(dbt_project, [ev("u", 1, "A", 1, old=1)])
+    run(dbt_project)
+    assert dbt_project.spark.sql(commits).first()[0] == before
+    # run 3: deleted at 2 (deletion record with A); run 4: created again at 3 with A
+    write_events(dbt_project, [ev("d", 1, None, 2, old=1)])
+    run(dbt_project)
+    write_events(dbt_project, [ev("c", 1, "A", 3)])
+    run(dbt_project)
+    rows = dbt_project.spark.sql(
+        f"""
+        select id, name, hour(dbt_valid_from) as start, hour(dbt_valid_to) as end, dbt_is_deleted
+        from {dbt_project.table("history")} order by dbt_valid_from
+        """
+    ).collect()
+    assert [tuple(r) for r in rows] == [
+        (1, "A", 0, 2, "False"),
+        (1, "A", 2, 3, "True"),
+        (1, "A", 3, None, "False"),
+    ]
+    assert_generic_tests_pass(dbt_project)
+
+
 def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:
     """Kafka Connect's JSON lines (schema/payload envelope) through scd2_debezium_events."""
     folder = tmp_path / "debezium"

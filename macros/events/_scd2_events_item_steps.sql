@@ -208,7 +208,17 @@
             v.{{ key }},
             {%- endfor %}
             v.{{ e.opened_position }} as scd2_mark,
+            {#- A deletion record (hard_deletes='new_record') holds the last values, yet a
+                create with those values is a change. #}
+            {%- if ctx.hard_deletes == 'new_record' %}
+            case
+                when coalesce(cast(v.{{ ctx.columns.dbt_is_deleted }} as string), 'False')
+                    != 'True'
+                    then {{ scd2_audit._scd2_named_struct(values, none, 'v') }}
+            end as scd2_open_values
+            {%- else %}
             {{ scd2_audit._scd2_named_struct(values, none, 'v') }} as scd2_open_values
+            {%- endif %}
         from {{ target }} as v
         left semi join {{ prefix }}scd2_touched as i on {{ on_keys }}
         where {{ scd2_audit._scd2_open_version_sql('v', true, ctx) }}

@@ -35,9 +35,14 @@ def audit_column_names(
     """The operational metadata column names (role -> name), read through dbt from their one
     definition, the package macro ``scd2_audit_column_names``; ``dbt_args`` as for the run
     (``--target``, ``--vars``)."""
+    return dbt_show_json(_AUDIT_NAMES_SQL, project_dir, dbt_args)
+
+
+def dbt_show_json(sql: str, project_dir: Path, dbt_args: Sequence[str]) -> Any:
+    """The JSON value a one-row, one-column ``dbt show --inline`` query returns."""
     step = run_dbt(
         # --log-level none: --quiet still prints show's preview table.
-        ["show", "--log-level", "none", "--inline", _AUDIT_NAMES_SQL, "--limit", "1", *dbt_args],
+        ["show", "--log-level", "none", "--inline", sql, "--limit", "1", *dbt_args],
         project_dir=project_dir,
     )
     return json.loads(step.result.results[0].agate_table.rows[0][0])

@@ -12,13 +12,12 @@ other values, origin or closing counts as a difference. One SQL query, like
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from python_helpers.generator.events import OPEN, QUARANTINE, TIME_COLUMN, previous_column
-from python_helpers.pipeline.reconcile import Executor
-from python_helpers.runtime.dbt_invoke import run_dbt
+from python_helpers.pipeline.reconcile import Executor, dbt_show_json
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 
 HISTORY_MODEL = "events_history"
@@ -39,13 +38,9 @@ _NAMES_SQL = (
 )
 
 
-def history_column_names(project_dir: Path = PROJECT_ROOT, dbt_args: list[str] = ()) -> dict:
+def history_column_names(project_dir: Path = PROJECT_ROOT, dbt_args: Sequence[str] = ()) -> dict:
     """``{'audit': role -> name, 'events': role -> name, 'dbt': role -> name}``."""
-    step = run_dbt(
-        ["show", "--log-level", "none", "--inline", _NAMES_SQL, "--limit", "1", *dbt_args],
-        project_dir=project_dir,
-    )
-    return json.loads(step.result.results[0].agate_table.rows[0][0])
+    return dbt_show_json(_NAMES_SQL, project_dir, dbt_args)
 
 
 @dataclass(frozen=True)
