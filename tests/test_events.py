@@ -259,20 +259,26 @@ def test_ambiguous_events_fail(dbt_project: ScratchProject) -> None:
     assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
 
 
+def deletion_history(project: ScratchProject) -> list[tuple]:
+    """(id, name, start hour, end hour, dbt_is_deleted) per version, in validity order."""
+    rows = project.spark.sql(
+        f"""
+        select id, name, hour(dbt_valid_from) as start, hour(dbt_valid_to) as end, dbt_is_deleted
+        from {project.table("history")} order by dbt_valid_from
+        """
+    ).collect()
+    return [tuple(r) for r in rows]
+
+
 def test_deletion_records_with_new_record(dbt_project: ScratchProject) -> None:
     write_model(dbt_project, "hard_deletes='new_record',")
     write_events(dbt_project, [ev("c", 1, "A", 0)])
     run(dbt_project)
     write_events(dbt_project, [ev("d", 1, None, 2), ev("c", 1, "B", 3), ev("d", 2, None, 4)])
     run(dbt_project)
-    rows = dbt_project.spark.sql(
-        f"""
-        select id, name, hour(dbt_valid_from) as start, hour(dbt_valid_to) as end, dbt_is_deleted
-        from {dbt_project.table("history")} order by dbt_valid_from
-        """
-    ).collect()
+    rows = deletion_history(dbt_project)
     # A delete of a key that never existed (id 2) changes nothing.
-    assert [tuple(r) for r in rows] == [
+    assert rows == [
         (1, "A", 0, 2, "False"),
         (1, "A", 2, 3, "True"),
         (1, "B", 3, None, "False"),
@@ -300,13 +306,8 @@ def test_a_lone_no_op_writes_nothing_and_a_re_creation_with_the_last_values_is_k
     run(dbt_project)
     write_events(dbt_project, [ev("c", 1, "A", 3)])
     run(dbt_project)
-    rows = dbt_project.spark.sql(
-        f"""
-        select id, name, hour(dbt_valid_from) as start, hour(dbt_valid_to) as end, dbt_is_deleted
-        from {dbt_project.table("history")} order by dbt_valid_from
-        """
-    ).collect()
-    assert [tuple(r) for r in rows] == [
+    rows = deletion_history(dbt_project)
+    assert rows == [
         (1, "A", 0, 2, "False"),
         (1, "A", 2, 3, "True"),
         (1, "A", 3, None, "False"),
