@@ -329,3 +329,17 @@ def test_delimiter_and_windows_line_endings(
         (2, "two\nlines", None),
         (3, "plain", "2.25"),
     ]
+
+
+def test_blank_lines_are_skipped_and_not_counted(
+    dbt_project: ScratchProject, spark: SparkSession
+) -> None:
+    """Without a `"` in the file, the seed's result counts the records from its scan of the
+    file's lines: blank and whitespace-only lines (skipped by the CSV reader, as empty lines are
+    by Python's csv module) count as nothing, with LF, CRLF and CR line ends."""
+    text = "id,name\n1,a\n\n2,b\r\n   \r\n\t\r3,c\n\n"
+    (dbt_project.root / "seeds" / "gappy.csv").write_bytes(text.encode())
+    dbt_project.write("seeds/gappy.yml", seed_properties("gappy", {"id": "int"}))
+    step = dbt_project.dbt("seed")
+    assert step.result.results[0].message == "CREATE 3"
+    assert _rows(spark, dbt_project.table("gappy")) == [(1, "a"), (2, "b"), (3, "c")]

@@ -9,17 +9,20 @@
         (FAILFAST) instead of being cut or padded.
         A quoted cell can only hold a line break if the file has a `"` at all: without one the
         file is read line by line, in parallel splits; with one, as a whole (`multiLine`,
-        a single task), which is slower but the only exact way. Returns the column names.
+        a single task), which is slower but the only exact way.
+        The one pass over the file's lines that looks for a `"` also counts its records, which
+        saves a count of the loaded table: without a `"`, every line Spark's CSV reader does
+        not skip as blank (Java's `String.trim` leaves something, i.e. a character above
+        U+0020) is one record, the first being the header. With a `"`, lines are not records,
+        and `rows` is none.
+        Returns {'columns': the column names, 'rows': the record count or none}.
     -#}
     {%- set path = 'file://' ~ scd2_audit._scd2_seed_file(model) -%}
     {%- set delimiter = model['config'].get('delimiter') or ',' -%}
-    {%- call statement('scd2_seed_text_view') -%}
-        create or replace temporary view {{ view_name }}
-        using text
-        options (path {{ scd2_audit._scd2_sql_string(path) }})
-    {%- endcall -%}
-    {%- set quoted = run_query(
-        "select 1 from " ~ view_name ~ " where instr(value, '\"') > 0 limit 1") | length > 0 -%}
+    {%- set scan = run_query(
+        "select max(instr(value, '\"')) > 0, count_if(value rlike '[^\\\\x00-\\\\x20]')"
+        ~ " from text.`" ~ path | replace('`', '``') ~ "`").rows[0] -%}
+    {%- set quoted = scan[0] is true -%}
     {%- call statement('scd2_seed_csv_view') -%}
         create or replace temporary view {{ view_name }}
         using csv
@@ -34,5 +37,8 @@
             encoding 'UTF-8'
         )
     {%- endcall -%}
-    {{- return(run_query('select * from ' ~ view_name ~ ' limit 0').column_names | list) -}}
+    {{- return({
+        'columns': run_query('select * from ' ~ view_name ~ ' limit 0').column_names | list,
+        'rows': none if quoted else [scan[1] - 1, 0] | max,
+    }) -}}
 {%- endmacro %}

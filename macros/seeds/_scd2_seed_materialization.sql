@@ -42,9 +42,12 @@
     {%- set column_types = model['config'].get('column_types') or {} -%}
     {%- set run_suffix = invocation_id | replace('-', '_') -%}
     {%- set stage_relation = none -%}
+    {%- set rows_read = none -%}
     {%- if load_method == 'spark_csv' -%}
         {%- set source = 'scd2_seed_' ~ identifier ~ '_' ~ run_suffix -%}
-        {%- set columns = scd2_audit._scd2_seed_csv_view(model, source) -%}
+        {%- set read = scd2_audit._scd2_seed_csv_view(model, source) -%}
+        {%- set columns = read['columns'] -%}
+        {%- set rows_read = read['rows'] -%}
     {%- else -%}
         {%- set stage_relation = make_temp_relation(
             target_relation, '__dbt_seed_' ~ run_suffix[:8]
@@ -100,7 +103,13 @@
         {%- endcall -%}
     {%- endif -%}
 
-    {%- set rows_affected = run_query('select count(*) from ' ~ target_relation).rows[0][0] -%}
+    {#- The count the CSV scan made where it could (every record read was written: a bad one
+        fails the build); else a count of the table. -#}
+    {%- if rows_read is none -%}
+        {%- set rows_affected = run_query('select count(*) from ' ~ target_relation).rows[0][0] -%}
+    {%- else -%}
+        {%- set rows_affected = rows_read -%}
+    {%- endif -%}
     {#- dbt seed --show prints a sample; otherwise the build's own (empty) result serves. -#}
     {%- if invocation_args_dict.get('show') -%}
         {%- set sample = run_query('select * from ' ~ target_relation ~ ' limit 100') -%}
