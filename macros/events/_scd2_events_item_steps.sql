@@ -22,11 +22,12 @@
         - 'malformed': scd2_problem says why (on_malformed_event).
         scd2_event_id identifies the event an item came from (a hash of all its columns), so
         that an event is applied or set aside whole.
-        Returned as steps, [name, select] in order, each reading the earlier ones as
-        `<prefix><name>`: the materialization makes each a temporary view and caches the
-        events once classified ('scd2_classified', read four times) and the last ('items',
-        read by the summary, the quarantine and the versions). Views, not one query of CTEs:
-        Spark does not use a cached relation for a plan that holds CTEs.
+        Returned as steps, [name, select] or [name, select, guard] in order, each reading the
+        earlier ones as `<prefix><name>`: the materialization makes each a temporary view,
+        empty when its guard query returns no row, and caches the steps read more than once
+        (the items, the open versions, the items with their marks) and the
+        last ('scd2_marked'). Views, not one query of CTEs: Spark does not use a cached
+        relation for a plan that holds CTEs.
     -#}
     {%- set steps = [] -%}
     {%- set c = ctx.codes -%}
@@ -72,83 +73,49 @@
     {%- endset -%}
     {%- do steps.append(['scd2_classified', scd2_classified]) -%}
 
+    {%- set is_op = {} -%}
+    {%- for kind in ['create', 'read', 'update', 'delete'] -%}
+        {%- do is_op.update({kind: 'cast(' ~ ctx.op ~ ' as string) = '
+            ~ scd2_audit._scd2_sql_string(c[kind])}) -%}
+    {%- endfor -%}
+    {%- set is_key_change = ('(' ~ is_op['update'] ~ ' and ' ~ old_struct ~ ' != ' ~ key_struct ~ ')')
+        if olds else 'false' -%}
     {%- set scd2_raw_items -%}
+        {#- The items of each event from one read of the events: its kinds as an array,
+            exploded. The events are shuffled once, by key, here: the duplicates' grouping and
+            the ambiguity window below cluster on the key and its position, so they need no
+            shuffle of their own. #}
         select
             scd2_event_id,
-            'upsert' as scd2_kind,
-            {{ keys | join(', ') }},
-            {{ value_struct }} as scd2_values,
-            scd2_position,
-            {{ time }} as scd2_time,
-            cast({{ ctx.op }} as string) as scd2_op,
+            scd2_kind,
+            {%- for key in keys %}
             {%- if olds %}
-            case
-                when cast({{ ctx.op }} as string) = {{ scd2_audit._scd2_sql_string(c['update']) }}
-                    and {{ old_struct }} != {{ key_struct }}
-                    then {{ old_struct }}
-            end as scd2_previous_key,
+            case when scd2_kind = 'key_change' then {{ olds[loop.index0] }} else {{ key }} end
+                as {{ key }},
             {%- else %}
-            case when false then {{ key_struct }} end as scd2_previous_key,
+            {{ key }},
             {%- endif %}
-            cast(null as string) as scd2_problem
-        from {{ prefix }}scd2_classified
-        where
-            scd2_problem is null
-            and cast({{ ctx.op }} as string) in (
-                {{ scd2_audit._scd2_sql_string(c['create']) }},
-                {{ scd2_audit._scd2_sql_string(c['read']) }},
-                {{ scd2_audit._scd2_sql_string(c['update']) }}
-            )
-        {%- if ctx.hard_deletes != 'ignore' %}
-        union all
-        select
-            scd2_event_id,
-            'delete' as scd2_kind,
-            {{ keys | join(', ') }},
-            case when false then {{ value_struct }} end as scd2_values,
-            scd2_position,
-            {{ time }} as scd2_time,
-            cast({{ ctx.op }} as string) as scd2_op,
-            null as scd2_previous_key,
-            cast(null as string) as scd2_problem
-        from {{ prefix }}scd2_classified
-        where
-            scd2_problem is null
-            and cast({{ ctx.op }} as string) = {{ scd2_audit._scd2_sql_string(c['delete']) }}
-        {%- endif %}
-        {%- if olds %}
-        union all
-        select
-            scd2_event_id,
-            'key_change' as scd2_kind,
-            {%- for old in olds %}
-            {{ old }} as {{ keys[loop.index0] }},
             {%- endfor %}
-            case when false then {{ value_struct }} end as scd2_values,
+            case when scd2_kind = 'upsert' then {{ value_struct }} end as scd2_values,
             scd2_position,
             {{ time }} as scd2_time,
             cast({{ ctx.op }} as string) as scd2_op,
-            null as scd2_previous_key,
-            cast(null as string) as scd2_problem
-        from {{ prefix }}scd2_classified
-        where
-            scd2_problem is null
-            and cast({{ ctx.op }} as string) = {{ scd2_audit._scd2_sql_string(c['update']) }}
-            and {{ old_struct }} != {{ key_struct }}
-        {%- endif %}
-        union all
-        select
-            scd2_event_id,
-            'malformed' as scd2_kind,
-            {{ keys | join(', ') }},
-            null as scd2_values,
-            scd2_position,
-            {{ time }} as scd2_time,
-            cast({{ ctx.op }} as string) as scd2_op,
-            null as scd2_previous_key,
+            case
+                when scd2_kind = 'upsert' and {{ is_key_change }} then {{ old_struct or key_struct }}
+            end as scd2_previous_key,
             scd2_problem
         from {{ prefix }}scd2_classified
-        where scd2_problem is not null
+        lateral view explode(array_compact(array(
+            case
+                when scd2_problem is not null then 'malformed'
+                when {{ is_op['create'] }} or {{ is_op['read'] }} or {{ is_op['update'] }} then 'upsert'
+                {%- if ctx.hard_deletes != 'ignore' %}
+                when {{ is_op['delete'] }} then 'delete'
+                {%- endif %}
+            end,
+            case when scd2_problem is null and {{ is_key_change }} then 'key_change' end
+        ))) as scd2_kind
+        distribute by {{ keys | join(', ') }}
     {%- endset -%}
     {%- do steps.append(['scd2_raw_items', scd2_raw_items]) -%}
 
@@ -196,29 +163,32 @@
     {%- else %}
 
     {%- set scd2_touched -%}
-        select distinct {{ keys | join(', ') }}
+        {#- Read by semi joins only: no need to make them distinct. #}
+        select {{ keys | join(', ') }}
         from {{ prefix }}scd2_items
         where scd2_kind != 'malformed'
     {%- endset -%}
     {%- do steps.append(['scd2_touched', scd2_touched]) -%}
 
     {%- set scd2_open_marks -%}
+        {#- The open versions of the batch's keys, read from the table once: their marks here,
+            and their rows for the timeline of _scd2_events_versions_sql. #}
         select
             {%- for key in keys %}
             v.{{ key }},
             {%- endfor %}
             v.{{ e.opened_position }} as scd2_mark,
-            {#- A deletion record (hard_deletes='new_record') holds the last values, yet a
-                create with those values is a change. #}
             {%- if ctx.hard_deletes == 'new_record' %}
-            case
-                when coalesce(cast(v.{{ ctx.columns.dbt_is_deleted }} as string), 'False')
-                    != 'True'
-                    then {{ scd2_audit._scd2_named_struct(values, none, 'v') }}
-            end as scd2_open_values
+            coalesce(cast(v.{{ ctx.columns.dbt_is_deleted }} as string), 'False') = 'True'
+                as scd2_is_delete,
             {%- else %}
-            {{ scd2_audit._scd2_named_struct(values, none, 'v') }} as scd2_open_values
+            false as scd2_is_delete,
             {%- endif %}
+            {{ scd2_audit._scd2_named_struct(values, none, 'v') }} as scd2_values,
+            v.{{ ctx.columns.dbt_valid_from }} as scd2_time,
+            v.{{ e.opened_op }} as scd2_op,
+            v.{{ e.previous_key }} as scd2_previous_key,
+            v.{{ ctx.columns.dbt_scd_id }} as scd2_current_id
         from {{ target }} as v
         left semi join {{ prefix }}scd2_touched as i on {{ on_keys }}
         where {{ scd2_audit._scd2_open_version_sql('v', true, ctx) }}
@@ -243,7 +213,13 @@
     {%- do steps.append(['scd2_closed_marks', scd2_closed_marks]) -%}
 
     {%- set scd2_marks -%}
-        select * from {{ prefix }}scd2_open_marks
+        select
+            {{ keys | join(', ') }},
+            scd2_mark,
+            {#- A deletion record (hard_deletes='new_record') holds the last values, yet a
+                create with those values is a change. #}
+            case when not scd2_is_delete then scd2_values end as scd2_open_values
+        from {{ prefix }}scd2_open_marks
         union all
         select * from {{ prefix }}scd2_closed_marks
     {%- endset -%}
@@ -264,7 +240,9 @@
 
     {%- set scd2_replayed -%}
         {#- Items at or before their key's mark, checked against the key's whole history:
-            is a version valid at the item's position, and does it hold the item's values? #}
+            is a version valid at the item's position, and does it hold the item's values?
+            Skipped (its guard) when there are none, the usual case: the table's whole
+            history is then not read. #}
         select
             scd2_event_id,
             scd2_kind,
@@ -287,7 +265,9 @@
         ) as scd2_checked
         group by scd2_event_id, scd2_kind
     {%- endset -%}
-    {%- do steps.append(['scd2_replayed', scd2_replayed]) -%}
+    {%- do steps.append(['scd2_replayed', scd2_replayed,
+        "select 1 from " ~ prefix ~ "scd2_with_marks"
+        ~ " where scd2_kind != 'malformed' and scd2_position <= scd2_mark limit 1"]) -%}
 
     {%- set scd2_marked -%}
         select
@@ -319,17 +299,5 @@
 
     {%- endif %}
 
-    {%- set scd2_final -%}
-    select
-        m.*,
-        b.scd2_event_id is not null as scd2_event_set_aside
-    from {{ prefix }}scd2_marked as m
-    left join (
-        select distinct scd2_event_id
-        from {{ prefix }}scd2_marked
-        where scd2_status in ('late', 'ambiguous', 'malformed')
-    ) as b on m.scd2_event_id = b.scd2_event_id
-    {%- endset -%}
-    {%- do steps.append(['items', scd2_final]) -%}
     {{ return(steps) }}
 {%- endmacro %}

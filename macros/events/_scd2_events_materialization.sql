@@ -6,15 +6,16 @@
         snapshots are (_scd2_snapshot_layout: open versions in a partition of their own).
         A run, in order, writing nothing before its last two steps:
         1. reads the events' columns and the configuration (_scd2_events_context);
-        2. classifies every event once, cached (_scd2_events_item_steps): new, duplicate,
-           late, ambiguous or malformed;
+        2. classifies every event once, cached (_scd2_events_item_steps): new, no-op,
+           duplicate, late, ambiguous or malformed;
         3. fails, naming one offending event, on malformed or ambiguous events
            (on_malformed_event='fail', the default) and on late ones (on_late_event='fail');
         4. sets the others aside in the quarantine table, with their reason (idempotent: an
            event already there with the same reason is not added again);
         5. writes the versions (_scd2_events_versions_sql): the first run (and --full-refresh)
            creates the table in one `create or replace table ... as`, later runs MERGE into
-           its open partition; a run with no new event writes nothing.
+           its open partition (the versions cached first: Iceberg's MERGE reads its source
+           twice, once to find the files to rewrite); a run with no new event writes nothing.
     -#}
     {%- set identifier = model.alias or model.name -%}
     {%- set target_relation = api.Relation.create(
@@ -38,10 +39,10 @@
     {%- set versions_view = prefix ~ 'versions' -%}
     {#- Steps read more than once are cached (eagerly), so that each is computed once. All
         stay cached until the end: uncaching one makes Spark rebuild the caches built on it
-        (the last, 'items') from the uncached plans, computing everything again. -#}
-    {%- set intermediate = ['scd2_classified', 'scd2_items', 'scd2_with_marks', 'scd2_marked']
-        | map('replace', 'scd2_', prefix ~ 'scd2_', 1) | list -%}
-    {%- set cached = intermediate + [items_view] -%}
+        from the uncached plans, computing everything again. -#}
+    {%- set cached = ['scd2_items', 'scd2_open_marks', 'scd2_with_marks',
+        'scd2_marked'] | map('replace', 'scd2_', prefix ~ 'scd2_', 1) | list -%}
+    {%- set marked_view = prefix ~ 'scd2_marked' -%}
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
@@ -77,25 +78,58 @@
     {% endcall %}
     {%- set views = [events_view] -%}
     {%- set steps = scd2_audit._scd2_events_item_steps(ctx, events_view, target, prefix) -%}
-    {%- for name, step_sql in steps -%}
-        {%- set view = prefix ~ name -%}
+    {%- for step in steps -%}
+        {%- set view = prefix ~ step[0] -%}
         {%- do views.append(view) -%}
-        {% call statement('scd2_events_' ~ name) %}
+        {%- set empty = step | length > 2 and run_query(step[2]) | length == 0 -%}
+        {#- Without replayed items, the last step only adds a status to the cached items with
+            their marks: cheaper to compute at each of its three reads than to cache. -#}
+        {%- if step[0] == 'scd2_replayed' and empty -%}
+            {%- do cached.remove(marked_view) -%}
+        {%- endif -%}
+        {% call statement('scd2_events_' ~ step[0]) %}
             {{ 'cache table' if view in cached else 'create or replace temporary view' }}
             {{ view }} as
-            {{ step_sql }}
+            {%- if empty %}
+            select * from ({{ step[1] }}) where false
+            {%- else %}
+            {{ step[1] }}
+            {%- endif %}
         {% endcall %}
     {%- endfor -%}
+    {%- do views.append(items_view) -%}
     {%- do views.append(versions_view) -%}
-    {%- set summary = scd2_audit._scd2_events_summary(ctx, items_view, views, cached) -%}
+    {%- set summary = scd2_audit._scd2_events_summary(ctx, marked_view, views, cached) -%}
 
+    {#- Items of an event set aside are not applied: with anything set aside, the items are
+        cached with that flag and the new ones counted again. -#}
+    {%- set to_apply = summary.new -%}
+    {%- if summary.set_aside -%}
+        {%- do cached.append(items_view) -%}
+    {%- endif -%}
+    {% call statement('scd2_events_items') %}
+        {{ 'cache table' if summary.set_aside else 'create or replace temporary view' }}
+        {{ items_view }} as
+        {{ scd2_audit._scd2_events_items_sql(marked_view, summary.set_aside > 0) }}
+    {% endcall %}
     {%- if summary.set_aside -%}
         {% do scd2_audit._scd2_events_quarantine(ctx, events_view, items_view) %}
+        {%- set to_apply = run_query(
+            "select count(*) from " ~ items_view
+            ~ " where scd2_status = 'new' and not scd2_event_set_aside").rows[0][0] -%}
     {%- endif -%}
 
+    {%- set open_versions = none if rebuild else prefix ~ 'scd2_open_marks' -%}
+    {%- set versions_sql = scd2_audit._scd2_events_versions_sql(ctx, items_view, open_versions) -%}
+    {%- if not rebuild and to_apply > 0 -%}
+        {%- do cached.append(versions_view) -%}
+    {%- endif -%}
     {% call statement('scd2_events_versions') %}
-        create or replace temporary view {{ versions_view }} as
-        {{ scd2_audit._scd2_events_versions_sql(ctx, items_view, target) }}
+        {%- if versions_view in cached %}
+        cache table {{ versions_view }} as {{ versions_sql }}
+        {%- else %}
+        create or replace temporary view {{ versions_view }} as {{ versions_sql }}
+        {%- endif %}
     {% endcall %}
 
     {%- if rebuild -%}
@@ -107,7 +141,7 @@
             from {{ versions_view }}
         {%- endset -%}
         {%- set main_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql) -%}
-    {%- elif summary.new > 0 -%}
+    {%- elif to_apply > 0 -%}
         {%- set main_sql = scd2_audit._scd2_events_merge_sql(
             ctx, target_relation, versions_view, table_columns) -%}
     {%- else -%}

@@ -5,14 +5,14 @@
         set aside: malformed and ambiguous events unless on_malformed_event='quarantine', late
         events when on_late_event='fail'. The error names one offending event (its key,
         position, operation and problem) and how many there are.
-        Returns {'new': new items to apply, 'set_aside': events for the quarantine table}.
+        Returns {'new': new items (some may belong to events set aside), 'set_aside': items
+        set aside}.
     -#}
     {%- set keys = ctx.key_columns -%}
     {%- set query -%}
         select
             scd2_status,
             count(*) as items,
-            count_if(scd2_status = 'new' and not scd2_event_set_aside) as to_apply,
             min_by(
                 to_json(named_struct(
                     {%- for key in keys %}
@@ -31,11 +31,9 @@
         'new': 0, 'noop': 0, 'duplicate': 0, 'late': 0, 'ambiguous': 0, 'malformed': 0,
     } -%}
     {%- set examples = {} -%}
-    {%- set to_apply = [] -%}
     {%- for row in run_query(query).rows -%}
         {%- do counts.update({row[0]: row[1]}) -%}
-        {%- do examples.update({row[0]: row[3]}) -%}
-        {%- do to_apply.append(row[2]) -%}
+        {%- do examples.update({row[0]: row[2]}) -%}
     {%- endfor -%}
     {{ log("scd2_events " ~ ctx.name ~ ": events new " ~ counts.new ~ ", no-op " ~ counts.noop
         ~ ", duplicate " ~ counts.duplicate ~ ", late " ~ counts.late ~ ", ambiguous "
@@ -67,7 +65,7 @@
             ~ ". Nothing was written.") }}
     {%- endif -%}
     {{ return({
-        'new': to_apply | sum,
+        'new': counts.new,
         'set_aside': counts.late + counts.ambiguous + counts.malformed,
     }) }}
 {%- endmacro %}

@@ -1,7 +1,8 @@
-{% macro _scd2_events_versions_sql(ctx, items, target=none) -%}
+{% macro _scd2_events_versions_sql(ctx, items, open_versions=none) -%}
     {#-
         The rows an scd2_events run writes, from its classified `items` (_scd2_events_item_steps)
-        and the open versions of `target` (none on the first run), with scd2_action:
+        and `open_versions`, the table's open versions of the batch's keys as the item steps
+        read them ('scd2_open_marks'; none on the first run), with scd2_action:
         - 'insert': a version opened by a new item; closed already (valid_to, closing
           position, this run as update process id) when a later item of its key in the same
           batch replaced it, so intermediate versions are kept;
@@ -27,27 +28,21 @@
     ),
 
     scd2_timeline as (
-        {%- if target is not none %}
+        {%- if open_versions is not none %}
         select
             {%- for key in keys %}
             v.{{ key }},
             {%- endfor %}
-            {{ scd2_audit._scd2_named_struct(values, none, 'v') }} as scd2_values,
-            v.{{ e.opened_position }} as scd2_position,
-            v.{{ cols.dbt_valid_from }} as scd2_time,
-            v.{{ e.opened_op }} as scd2_op,
-            v.{{ e.previous_key }} as scd2_previous_key,
+            v.scd2_values,
+            v.scd2_mark as scd2_position,
+            v.scd2_time,
+            v.scd2_op,
+            v.scd2_previous_key,
             'current' as scd2_kind,
-            {%- if new_record %}
-            coalesce(cast(v.{{ cols.dbt_is_deleted }} as string), 'False') = 'True'
-                as scd2_is_delete,
-            {%- else %}
-            false as scd2_is_delete,
-            {%- endif %}
-            v.{{ cols.dbt_scd_id }} as scd2_current_id
-        from {{ target }} as v
+            v.scd2_is_delete,
+            v.scd2_current_id
+        from {{ open_versions }} as v
         left semi join scd2_new_items as i on {{ scd2_audit._scd2_join_on(keys, 'i', 'v') }}
-        where {{ scd2_audit._scd2_open_version_sql('v', true, ctx) }}
         union all
         {%- endif %}
         select
