@@ -389,6 +389,41 @@ def test_table_output_writes_iceberg_tables(spark: SparkSession) -> None:
     assert [tuple(r) for r in days] == [(3, 12000)]
 
 
+def test_events_mode_writes_each_days_change_events(spark: SparkSession) -> None:
+    """``--events``: day 1 is one snapshot read per key; day 2 the events that turn day 1 into
+    day 2, with the counts the shares give for 300 keys (60 deleted, 120 updated, 60 new):
+    6 of the deleted keys move into new keys by a key change (an update), the other 54 are
+    deleted; 12 updated keys are deleted and created again; 54 new keys are created. Both
+    shapes carry the same events."""
+    schema = "generate_events"
+    spark.sql(f"drop schema if exists {schema} cascade")
+    small = ["300", "300", "2", "3", "0.2", "0.4", "0.4", "--schema", schema]
+    no_extras = ["--pct-duplicate", "0", "--pct-delayed", "0"]
+
+    def ops(table: str, column: str = "op") -> dict[str, int]:
+        counts = spark.table(f"{schema}.{table}").groupBy(column).count().collect()
+        return {row[0]: row[1] for row in counts}
+
+    assert main([*small, *no_extras, "--events", "flat"]) == 0
+    assert ops("raw_events") == {"r": 300}
+    assert spark.table(f"{schema}.raw_event_versions").count() == 300
+
+    assert main([*small, *no_extras, "--events", "flat", "--day", "2"]) == 0
+    day2 = ops("raw_events")
+    assert set(day2) == {"c", "u", "d"}
+    assert day2["d"] == 54 + 12
+    assert day2["c"] == 54 + 12
+    # 84 single updates, 24 keys updated two or three times, 6 key changes, 6 no-ops.
+    assert day2["u"] >= 84 + 2 * 24 + 6 + 6
+    key_changes = spark.sql(
+        f"select count(*) from {schema}.raw_events where op = 'u' and before_key_1 != key_1"
+    ).first()[0]
+    assert key_changes == 6
+
+    assert main([*small, *no_extras, "--events", "debezium", "--day", "2"]) == 0
+    assert ops("raw_debezium_events") == day2
+
+
 def test_a_failed_write_leaves_previous_files(spark: SparkSession, tmp_path: Path) -> None:
     """Files are staged and renamed only once everything is written."""
     seeds_dir = tmp_path / "seeds"
@@ -444,6 +479,9 @@ def _bad_cases(tmp: Path) -> list[tuple[list[str], str, str]]:
         ([*ANCHOR, out, str(tmp / "o2"), "--day", "2"], "--day", "not allowed"),
         ([*ANCHOR, "--format", "table", "--schema", "x; drop"], "--schema", "identifier"),
         ([*ANCHOR, "--format", "table", *seeds], "--seeds-dir", "only with --format csv"),
+        ([*ANCHOR, "--events", "flat", "--pct-noop", "2"], "pct_noop", "[0, 1]"),
+        ([*ANCHOR, "--events", "flat", "--format", "table"], "--format table", "--events"),
+        ([*ANCHOR, "--events", "debezium", *seeds], "--seeds-dir", "not with --events"),
     ]
 
 
@@ -468,6 +506,9 @@ BAD_CASE_IDS = [
     "day-with-folders",
     "bad-schema",
     "seeds-dir-with-table",
+    "event-share>1",
+    "events-with-table-format",
+    "events-with-seeds-dir",
 ]
 
 
@@ -494,8 +535,9 @@ def test_each_bad_argument_fails_clearly_and_writes_nothing(
         ([*ANCHOR, "--business-date", "2024-13-01"], "--business-date"),
         ([*ANCHOR, "--day", "two"], "--day"),
         (ANCHOR[:6], "pct_unchanged"),
+        ([*ANCHOR, "--events", "avro"], "--events"),
     ],
-    ids=["not-int", "not-float", "bad-format", "bad-date", "bad-day", "missing"],
+    ids=["not-int", "not-float", "bad-format", "bad-date", "bad-day", "missing", "bad-shape"],
 )
 def test_unparsable_arguments_exit_2(
     argv: list[str], argument: str, capsys: pytest.CaptureFixture[str]

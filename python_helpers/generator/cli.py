@@ -14,6 +14,19 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from python_helpers.generator.events import (
+    DEBEZIUM_TABLE,
+    EVENTS_TABLE,
+    EXPECTED_TABLE,
+    OP_COLUMN,
+    SHAPES,
+    EventDay,
+    add_share_arguments,
+    generate_events,
+    landing_dir,
+    spec_from_arguments,
+    write_event_day,
+)
 from python_helpers.generator.frames import DayData, generate_day
 from python_helpers.generator.output import (
     CHANGES_FILE,
@@ -36,7 +49,7 @@ from python_helpers.generator.spec import (
     InvalidGeneratorArgument,
     check_day,
 )
-from python_helpers.runtime.lakehouse import PROJECT_ROOT
+from python_helpers.runtime.lakehouse import PROJECT_ROOT, lakehouse_dir
 
 PROG = "python -m python_helpers.generate"
 EXIT_BAD_ARGUMENT = 2
@@ -57,6 +70,11 @@ Outputs (all replaced on each run):
   initial_output incremental_output
                    the anchor's layout: days 1 and 2, each a folder with {SOURCE_TABLE}.csv
                    and {CHANGES_TABLE}.csv (its manifest)
+  --events SHAPE   instead of the day's state, the change events that turn day --day - 1
+                   into day --day (day 1: snapshot reads) in <schema>: flat, the Iceberg table
+                   {EVENTS_TABLE}; debezium, Kafka Connect's JSON lines under the lakehouse's
+                   landing/<schema>/debezium_events, read by the table {DEBEZIUM_TABLE}; with
+                   the versions applying them must give in {EXPECTED_TABLE} (docs/events.md)
 """
 
 EPILOG = """\
@@ -68,6 +86,8 @@ examples:
     %(prog)s 10000 10000 5 10 0.2 0.4 0.4 data/day1 data/day2
   a large day 3 as Iceberg tables:
     %(prog)s 1000000 1000000 5 10 0.1 0.6 0.3 --format table --day 3
+  day 2's change events, Debezium-shaped, with a tenth of them delivered twice:
+    %(prog)s 10000 10000 5 10 0.2 0.4 0.4 --day 2 --events debezium --pct-duplicate 0.1
   under spark-submit (any master):
     .venv/bin/spark-submit --master local[2] python_helpers/generate.py 1000 1000 5 10 0.2 0.4 0.4
 
@@ -169,6 +189,21 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"Spark master when the generator starts Spark (default: {DEFAULT_MASTER}, or the "
         "master given to spark-submit); ignored when a session already runs in the process",
     )
+    events = parser.add_argument_group(
+        "change events (docs/events.md)",
+        "With --events: the day's change events and the versions they must give, into "
+        "--schema, instead of the day's rows. Late events start on day 3; events delayed "
+        "from day d arrive with day d + 1.",
+    )
+    events.add_argument(
+        "--events",
+        choices=SHAPES,
+        default=None,
+        metavar="SHAPE",
+        help="the events' shape: flat (an Iceberg table of events) or debezium (Kafka "
+        "Connect's JSON lines); default: no events, the day's rows",
+    )
+    add_share_arguments(events)
     return parser
 
 
@@ -189,6 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             business_date=args.business_date,
         )
         _check_outputs(args)
+        event_spec = spec_from_arguments(args, args.events) if args.events else None
     except GeneratorError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_ARGUMENT
@@ -196,7 +232,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     spark, started_here = generator_session(args.master)
     try:
         started = time.perf_counter()
-        if args.initial_output is not None:
+        if event_spec is not None:
+            data = generate_events(spark, spec, event_spec, args.day or 1)
+            schema = _schema(args)
+            landing = landing_dir(lakehouse_dir(), schema)
+            written = [write_event_day(data, schema, landing), f"{schema}.{EXPECTED_TABLE}"]
+            days = []
+            print(_event_summary(data))
+        elif args.initial_output is not None:
             days = [generate_day(spark, spec, 1), generate_day(spark, spec, 2)]
             written = [
                 str(p)
@@ -224,7 +267,18 @@ def _check_outputs(args: argparse.Namespace) -> None:
             check_day(args.day)
         except InvalidGeneratorArgument as exc:
             raise InvalidGeneratorArgument("--day", exc.rule) from None
-    if args.initial_output is not None:
+    if args.events is not None:
+        for option, given in (
+            ("initial_output", args.initial_output is not None),
+            ("--format table", args.format == "table"),
+            ("--seeds-dir", args.seeds_dir is not None),
+        ):
+            if given:
+                raise InvalidGeneratorArgument(
+                    option, "not with --events (the events go to tables in --schema)"
+                )
+        check_schema_name(_schema(args))
+    elif args.initial_output is not None:
         if args.incremental_output is None:
             raise InvalidGeneratorArgument(
                 "incremental_output", "required when initial_output is given"
@@ -273,6 +327,13 @@ def _iso_date(text: str) -> date:
         return date.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a date YYYY-MM-DD: {text!r}") from None
+
+
+def _event_summary(data: EventDay) -> str:
+    ops = data.batch.groupBy(OP_COLUMN).count().collect()
+    counts = ", ".join(f"{row['count']:,} {row[OP_COLUMN]!r}" for row in sorted(ops))
+    total = sum(row["count"] for row in ops)
+    return f"day {data.day} ({data.events.shape}): {total:,} events: {counts}"
 
 
 def _summary(data: DayData) -> str:

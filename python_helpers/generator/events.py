@@ -28,6 +28,7 @@ the key it came from), each version it closes (key, valid to, how), each event i
 
 from __future__ import annotations
 
+import argparse
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -71,6 +72,18 @@ SHARE_UNITS = 1_000_000
 # Hash domains, independent of the day generator's (1, 2) and of each other.
 _OFFSET, _LSN, _STEP_VALUES, _LATE_VALUES, _DUPLICATE, _DELAY, _STEPS = 11, 12, 13, 15, 16, 17, 18
 _INTERNAL = ("_delayed", "_duplicate")
+
+
+# What each share of EventSpec means, for the command lines that set them.
+SHARE_HELP = {
+    "pct_key_change": "share of deleted keys moved into a new key by a key change",
+    "pct_recreate": "share of updated keys deleted then created again",
+    "pct_multi_update": "share of updated keys updated two or three times in the day",
+    "pct_noop": "share of unchanged keys given an update that changes nothing",
+    "pct_late": "share of unchanged keys given a late (stale) update, set aside as late",
+    "pct_duplicate": "share of events delivered twice",
+    "pct_delayed": "share of single updates and creates delivered with the next day's batch",
+}
 
 
 @dataclass(frozen=True)
@@ -464,3 +477,25 @@ def debezium_frame(batch: DataFrame, spec: GeneratorSpec) -> DataFrame:
         (millis + F.lit(250)).alias("ts_ms"),
         source.alias("source"),
     )
+
+
+def landing_dir(lakehouse: Path, schema: str) -> Path:
+    """Where the Debezium-shaped batch of ``schema`` lands (Kafka Connect's file sink)."""
+    return lakehouse / "landing" / schema / "debezium_events"
+
+
+def add_share_arguments(group: argparse._ActionsContainer) -> None:
+    """``--pct-key-change`` ... ``--pct-delayed`` (EventSpec's shares) on a command line."""
+    defaults = EventSpec()
+    for name, meaning in SHARE_HELP.items():
+        group.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=float,
+            default=getattr(defaults, name),
+            help=f"{meaning} (default %(default)s)",
+        )
+
+
+def spec_from_arguments(args: argparse.Namespace, shape: str) -> EventSpec:
+    """The EventSpec of parsed ``add_share_arguments`` options; raises InvalidGeneratorArgument."""
+    return EventSpec(shape=shape, **{name: getattr(args, name) for name in SHARE_HELP})

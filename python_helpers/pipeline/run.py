@@ -24,7 +24,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from python_helpers.generator.events import SHAPES, EventSpec
+from python_helpers.generator.events import (
+    SHAPES,
+    EventSpec,
+    add_share_arguments,
+    spec_from_arguments,
+)
 from python_helpers.generator.spec import InvalidGeneratorArgument
 from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError, run_dbt
 from python_helpers.runtime.lakehouse import (
@@ -43,17 +48,6 @@ if TYPE_CHECKING:
 
 
 QUERY_VERBS = {"select", "with", "show", "describe", "desc"}
-
-
-EVENT_SHARE_HELP = {
-    "pct_key_change": "share of deleted keys moved into a new key by a key change",
-    "pct_recreate": "share of updated keys deleted then created again",
-    "pct_multi_update": "share of updated keys updated two or three times in the day",
-    "pct_noop": "share of unchanged keys given an update that changes nothing",
-    "pct_late": "share of unchanged keys given a late (stale) update, set aside as late",
-    "pct_duplicate": "share of events delivered twice",
-    "pct_delayed": "share of single updates and creates delivered with the next day's batch",
-}
 
 
 class PipelineError(RuntimeError):
@@ -357,7 +351,12 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
     (and the versions it must produce), then ``dbt build`` of the events models (the
     scd2_events history, its views and their tests), then the run is reconciled version by
     version. Raises on a failed step."""
-    from python_helpers.generator.events import EXPECTED_TABLE, generate_events, write_event_day
+    from python_helpers.generator.events import (
+        EXPECTED_TABLE,
+        generate_events,
+        landing_dir,
+        write_event_day,
+    )
     from python_helpers.pipeline.reconcile_events import history_column_names, reconcile_events
 
     _check_options(options)
@@ -368,7 +367,7 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
     dbt_vars = {"cdc_no_keys": options.no_keys, "demo_events": events.shape}
     dbt_flags = ["--target", options.target, "--vars", json.dumps(dbt_vars)]
     quiet = [] if options.verbose else ["--quiet"]
-    landing = lakehouse_dir() / "landing" / options.schema / "debezium_events"
+    landing = landing_dir(lakehouse_dir(), options.schema)
     print(
         f"Lakehouse: {lakehouse_dir()}  schema: {options.schema}  events: {events.shape}  "
         f"days: {options.days}  rows: {spec.no_init_recs}/{spec.no_incr_recs}  "
@@ -564,14 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the events' shape: flat (an Iceberg table of events) or debezium (Kafka "
         "Connect's JSON lines); default: no events, the seed and snapshot pipeline",
     )
-    event_defaults = EventSpec()
-    for name, meaning in EVENT_SHARE_HELP.items():
-        events.add_argument(
-            f"--{name.replace('_', '-')}",
-            type=float,
-            default=getattr(event_defaults, name),
-            help=f"{meaning} (default %(default)s)",
-        )
+    add_share_arguments(events)
     return parser
 
 
@@ -595,8 +587,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         if args.events is not None:
-            shares = {name: getattr(args, name) for name in EVENT_SHARE_HELP}
-            options = replace(options, events=EventSpec(shape=args.events, **shares))
+            options = replace(options, events=spec_from_arguments(args, args.events))
         return run(options)
     except InvalidGeneratorArgument as exc:
         print(f"error: {exc}", file=sys.stderr)
