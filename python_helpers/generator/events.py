@@ -438,6 +438,7 @@ def write_event_day(data: EventDay, schema: str, landing: Path) -> str:
     The expected versions go to the Iceberg table ``<schema>.raw_event_versions``.
     """
     spark = data.batch.sparkSession
+    spark.sql(f"create schema if not exists {schema}")
     data.expected.writeTo(f"{schema}.{EXPECTED_TABLE}").using("iceberg").createOrReplace()
     if data.events.shape == "flat":
         data.batch.writeTo(f"{schema}.{EVENTS_TABLE}").using("iceberg").createOrReplace()
