@@ -8,14 +8,23 @@ STAMP := $(VENV)/.installed
 LAKEHOUSE_DIR ?= $(CURDIR)/.lakehouse
 export LAKEHOUSE_DIR
 
-.PHONY: setup demo test lint bench clean help thrift-start thrift-stop thrift-status
+.PHONY: cluster-packages setup demo test lint bench clean help thrift-start thrift-stop thrift-status cluster-start cluster-stop cluster-status
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-setup: $(STAMP)  ## create .venv, install pinned deps, provision Iceberg jars, write Spark config and placeholder seeds
+setup: $(STAMP) cluster-packages  ## create .venv, install pinned deps, provision Iceberg jars, write Spark config and placeholder seeds
 	@$(BIN)/python -m python_helpers.runtime.lakehouse --provision --write-defaults
 	@$(BIN)/python -m python_helpers.pipeline.placeholders
+
+# The cluster's metastore database and its JDBC driver, from Debian's packages (only when
+# missing; without root or a package mirror, a note: the embedded default needs neither).
+cluster-packages:
+	@if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || ! test -f /usr/share/java/postgresql.jar; then \
+		(apt-get install -y -q postgresql libpostgresql-jdbc-java >/dev/null 2>&1 || \
+		 (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q postgresql libpostgresql-jdbc-java >/dev/null 2>&1)) || \
+		echo "note: could not install postgresql libpostgresql-jdbc-java (needed by make cluster-start only)"; \
+	fi
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,5 +58,17 @@ thrift-stop:  ## stop the Spark Thrift Server (says so when none runs)
 thrift-status:  ## is a Spark Thrift Server running? (exit 3 when not)
 	$(BIN)/python -m python_helpers.operations.thrift status $(THRIFT_ARGS)
 
+# A Spark standalone master and workers with a shared Hive metastore over PostgreSQL
+# (docs/cluster.md); CLUSTER_ARGS e.g. "--workers 3" or "--port-offset 100" for start.
+cluster-start: setup  ## start a standalone Spark cluster and a shared metastore service on this machine
+	$(BIN)/python -m python_helpers.operations.cluster start $(CLUSTER_ARGS)
+
+cluster-stop:  ## stop the cluster and its metastore (says so when none runs)
+	$(BIN)/python -m python_helpers.operations.cluster stop
+
+cluster-status:  ## what of the cluster runs, with its URLs (exit 3 when nothing runs)
+	$(BIN)/python -m python_helpers.operations.cluster status
+
 clean:  ## remove warehouse, metastore and dbt outputs (keeps .venv and cached jars)
+	-@test -x $(BIN)/python && $(BIN)/python -m python_helpers.operations.cluster stop >/dev/null 2>&1
 	rm -rf "$(LAKEHOUSE_DIR)" target logs dbt_packages derby.log metastore_db spark-warehouse

@@ -156,17 +156,18 @@ def build_spec(options: PipelineOptions) -> GeneratorSpec:
 def _check_options(options: PipelineOptions) -> None:
     if options.days < 1:
         raise PipelineError(f"--days must be a whole number >= 1, got {options.days}")
-    if options.target not in ("local", "thrift"):
-        raise PipelineError(f"--target must be local or thrift, got {options.target!r}")
+    if options.target not in ("local", "thrift", "cluster"):
+        raise PipelineError(f"--target must be local, thrift or cluster, got {options.target!r}")
     if options.target == "thrift" and options.output_format != "csv":
         raise PipelineError(
             "--format table needs the lakehouse's metastore in this process, which the Thrift "
             "server holds: use --format csv with --target thrift (seeds load through the server)"
         )
-    if options.events is not None and options.target != "local":
+    if options.events is not None and options.target == "thrift":
         raise PipelineError(
-            "--events needs --target local: the generator delivers the events into the "
-            "lakehouse's tables and landing folder from this process"
+            "--events needs --target local or cluster: the generator delivers the events into "
+            "the lakehouse's tables and landing folder from this process, whose metastore the "
+            "Thrift server holds"
         )
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", options.schema):
         raise PipelineError(f"--schema must be a plain identifier, got {options.schema!r}")
@@ -188,6 +189,34 @@ def _local_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
         return [tuple(row) for row in spark.sql(sql).collect()]
 
     if options.fresh and running:  # tests, notebooks: never delete a live metastore
+        drop_schema_tables(execute, options.schema)
+    execute(f"create schema if not exists {options.schema}")
+    return spark, execute
+
+
+def _cluster_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
+    """A session on the running standalone cluster and its shared metastore (make
+    cluster-start); dbt's cluster target reuses it. Tables of the schema are dropped, never
+    the warehouse: other sessions share it."""
+    from python_helpers.operations.cluster import client_conf, read_state
+    from python_helpers.runtime.session import lakehouse_session
+
+    state = read_state()
+    if state is None:
+        raise PipelineError(
+            f"--target cluster: no cluster runs for {lakehouse_dir()}. Start one: make "
+            "cluster-start (python -m python_helpers.operations.cluster start)"
+        )
+    conf = client_conf(state)
+    spark = lakehouse_session("scd2-lakehouse-pipeline", state.master_url, conf)
+    # dbt's cluster target (profiles.yml) reads where the cluster is from these.
+    os.environ["SCD2_CLUSTER_MASTER"] = state.master_url
+    os.environ["SCD2_METASTORE_URI"] = state.metastore_uri
+
+    def execute(sql: str) -> list[tuple]:
+        return [tuple(row) for row in spark.sql(sql).collect()]
+
+    if options.fresh:
         drop_schema_tables(execute, options.schema)
     execute(f"create schema if not exists {options.schema}")
     return spark, execute
@@ -291,11 +320,13 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
     # loaded (the day's tables take their place) but must exist for the project to parse.
     write_seed_placeholders(seeds_dir, spec)
 
-    where = (
-        lakehouse_dir()
-        if options.target == "local"
-        else f"Thrift server {os.environ.get('SPARK_THRIFT_HOST', '127.0.0.1')}:"
-        f"{os.environ.get('SPARK_THRIFT_PORT', '10000')}"
+    where = {
+        "local": str(lakehouse_dir()),
+        "cluster": f"{lakehouse_dir()} on its standalone cluster",
+    }.get(
+        options.target,
+        f"Thrift server {os.environ.get('SPARK_THRIFT_HOST', '127.0.0.1')}:"
+        f"{os.environ.get('SPARK_THRIFT_PORT', '10000')}",
     )
     print(
         f"Lakehouse: {where}  schema: {options.schema}  format: {options.output_format}  "
@@ -303,7 +334,9 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
         f"shares del/upd/unchanged: {spec.pct_del}/{spec.pct_upd}/{spec.pct_unchanged}"
     )
     with timer.step(0, "start spark"):
-        engine = _local_engine if options.target == "local" else _thrift_engine
+        engine = {"local": _local_engine, "cluster": _cluster_engine}.get(
+            options.target, _thrift_engine
+        )
         spark, execute = engine(options)
     audit = audit_column_names(options.project_dir, dbt_flags)
 
@@ -374,7 +407,8 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
         f"shares del/upd/unchanged: {spec.pct_del}/{spec.pct_upd}/{spec.pct_unchanged}"
     )
     with timer.step(0, "start spark"):
-        spark, execute = _local_engine(options)
+        engine = _cluster_engine if options.target == "cluster" else _local_engine
+        spark, execute = engine(options)
     names = history_column_names(options.project_dir, dbt_flags)
     results = []
     for day in range(1, options.days + 1):
@@ -541,10 +575,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add(
         "--target",
-        choices=("local", "thrift"),
+        choices=("local", "thrift", "cluster"),
         default="local",
-        help="dbt target: local (in-process Spark, default) or thrift (a running Spark Thrift "
-        "Server at SPARK_THRIFT_HOST:SPARK_THRIFT_PORT, see make thrift-start)",
+        help="dbt target: local (in-process Spark, default), thrift (a running Spark Thrift "
+        "Server at SPARK_THRIFT_HOST:SPARK_THRIFT_PORT, see make thrift-start) or cluster "
+        "(the lakehouse's standalone cluster and shared metastore, see make cluster-start)",
     )
     add(
         "--keep-warehouse",

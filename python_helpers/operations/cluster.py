@@ -1,0 +1,681 @@
+"""Start, stop and inspect a Spark standalone cluster and a shared metastore on this machine.
+
+``start`` brings up, in order, each bound to loopback where the program allows it:
+
+1. PostgreSQL (Debian's ``postgresql`` package), a cluster of its own in
+   ``$LAKEHOUSE_DIR/cluster/postgres``: the metastore's database, which many clients may use at
+   once (Derby admits one JVM);
+2. a Hive metastore service (``HiveMetaStore`` from pyspark's own jars) over it, with the lock
+   tables Iceberg's Hive catalog needs to lock a table during its commit;
+3. a Spark standalone master and ``--workers`` workers (one core each, each starting its own
+   executor JVM), from pyspark's distribution.
+
+Logs, pids and the state of a running cluster live in ``$LAKEHOUSE_DIR/cluster/``. A second
+``start`` is refused while any part runs; ``stop`` stops them in reverse order (SIGTERM, then
+SIGKILL) and says what it did; ``status`` exits 3 when nothing runs.
+
+Sessions on the cluster: :func:`client_conf` (the ``cluster`` target of ``profiles.yml`` sets
+the same through ``server_side_parameters``). docs/cluster.md has the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from python_helpers.operations.thrift import (
+    ThriftUsageError,
+    log_tail,
+    pid_alive,
+    port_in_use,
+    spark_home,
+)
+from python_helpers.operations.thrift import _terminate as terminate
+from python_helpers.runtime.lakehouse import lakehouse_dir, prepare_dirs, warehouse_dir
+
+HOST = "127.0.0.1"
+DEFAULT_WORKERS = 2
+DEFAULT_WORKER_MEMORY = "3g"
+DEFAULT_TIMEOUT = 120.0
+STOP_TIMEOUT = 30.0
+EXIT_NOT_RUNNING = 3
+METASTORE_DATABASE = "metastore"
+METASTORE_USER = "hive"
+MASTER_CLASS = "org.apache.spark.deploy.master.Master"
+WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
+METASTORE_CLASS = "org.apache.hadoop.hive.metastore.HiveMetaStore"
+JDBC_JAR_CANDIDATES = ("/usr/share/java/postgresql.jar",)
+INSTALL_HINT = "apt-get install -y postgresql libpostgresql-jdbc-java"
+
+# Hive 2.3's transaction and lock tables (its TxnDbUtil.prepDb column lists, written for
+# PostgreSQL: `bytea` for Derby's `for bit data`). DataNucleus' autoCreateAll makes the
+# metastore's own tables but not these, and without them every lock call fails; Iceberg's Hive
+# catalog locks a table for each commit. Unquoted names: Hive's lock code queries them so.
+LOCK_TABLES_SQL = """
+create table if not exists txns (txn_id bigint primary key, txn_state char(1) not null,
+    txn_started bigint not null, txn_last_heartbeat bigint not null,
+    txn_user varchar(128) not null, txn_host varchar(128) not null);
+create table if not exists txn_components (tc_txnid bigint references txns (txn_id),
+    tc_database varchar(128) not null, tc_table varchar(128), tc_partition varchar(767),
+    tc_operation_type char(1) not null);
+create table if not exists completed_txn_components (ctc_txnid bigint,
+    ctc_database varchar(128) not null, ctc_table varchar(128), ctc_partition varchar(767));
+create table if not exists next_txn_id (ntxn_next bigint not null);
+insert into next_txn_id select 1 where not exists (select 1 from next_txn_id);
+create table if not exists hive_locks (hl_lock_ext_id bigint not null,
+    hl_lock_int_id bigint not null, hl_txnid bigint, hl_db varchar(128) not null,
+    hl_table varchar(128), hl_partition varchar(767), hl_lock_state char(1) not null,
+    hl_lock_type char(1) not null, hl_last_heartbeat bigint not null, hl_acquired_at bigint,
+    hl_user varchar(128) not null, hl_host varchar(128) not null, hl_heartbeat_count integer,
+    hl_agent_info varchar(128), hl_blockedby_ext_id bigint, hl_blockedby_int_id bigint,
+    primary key (hl_lock_ext_id, hl_lock_int_id));
+create index if not exists hl_txnid_index on hive_locks (hl_txnid);
+create table if not exists next_lock_id (nl_next bigint not null);
+insert into next_lock_id select 1 where not exists (select 1 from next_lock_id);
+create table if not exists compaction_queue (cq_id bigint primary key,
+    cq_database varchar(128) not null, cq_table varchar(128) not null,
+    cq_partition varchar(767), cq_state char(1) not null, cq_type char(1) not null,
+    cq_tblproperties varchar(2048), cq_worker_id varchar(128), cq_start bigint,
+    cq_run_as varchar(128), cq_highest_txn_id bigint, cq_meta_info bytea,
+    cq_hadoop_job_id varchar(32));
+create table if not exists next_compaction_queue_id (ncq_next bigint not null);
+insert into next_compaction_queue_id select 1
+    where not exists (select 1 from next_compaction_queue_id);
+create table if not exists completed_compactions (cc_id bigint primary key,
+    cc_database varchar(128) not null, cc_table varchar(128) not null,
+    cc_partition varchar(767), cc_state char(1) not null, cc_type char(1) not null,
+    cc_tblproperties varchar(2048), cc_worker_id varchar(128), cc_start bigint, cc_end bigint,
+    cc_run_as varchar(128), cc_highest_txn_id bigint, cc_meta_info bytea,
+    cc_hadoop_job_id varchar(32));
+create table if not exists aux_table (mt_key1 varchar(128) not null, mt_key2 bigint not null,
+    mt_comment varchar(255), primary key (mt_key1, mt_key2));
+create table if not exists write_set (ws_database varchar(128) not null,
+    ws_table varchar(128) not null, ws_partition varchar(767), ws_txnid bigint not null,
+    ws_commit_id bigint not null, ws_operation_type char(1) not null);
+"""
+
+
+class ClusterError(RuntimeError):
+    """Base class: the cluster could not be started, stopped or inspected."""
+
+
+class ClusterUsageError(ClusterError):
+    """Bad arguments, or a program the cluster needs is missing (exit status 2)."""
+
+
+class ClusterAlreadyRunningError(ClusterError):
+    """A part of the cluster already runs for this lakehouse, or one of its ports is taken."""
+
+
+class ClusterStartError(ClusterError):
+    """A part of the cluster died, or never became ready, during ``start``."""
+
+
+@dataclass(frozen=True)
+class ClusterPorts:
+    """The cluster's ports: Spark's defaults, or all shifted by ``offset`` (tests, two clusters)."""
+
+    postgres: int
+    metastore: int
+    master: int
+    master_ui: int
+    workers: tuple[tuple[int, int], ...]  # (rpc, web UI) per worker
+
+    @classmethod
+    def for_offset(cls, offset: int, workers: int) -> ClusterPorts:
+        return cls(
+            postgres=55432 + offset,
+            metastore=9083 + offset,
+            master=7077 + offset,
+            master_ui=8080 + offset,
+            workers=tuple((7078 + offset + i, 8081 + offset + i) for i in range(workers)),
+        )
+
+    def all(self) -> list[int]:
+        return [self.postgres, self.metastore, self.master, self.master_ui] + [
+            port for pair in self.workers for port in pair
+        ]
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    """What ``start`` wrote to ``cluster.json``: enough for ``stop``, ``status`` and clients."""
+
+    ports: ClusterPorts
+    pids: dict[str, int]
+    worker_memory: str
+
+    @property
+    def master_url(self) -> str:
+        return f"spark://{HOST}:{self.ports.master}"
+
+    @property
+    def metastore_uri(self) -> str:
+        return f"thrift://{HOST}:{self.ports.metastore}"
+
+
+def cluster_dir() -> Path:
+    return lakehouse_dir() / "cluster"
+
+
+def state_file() -> Path:
+    return cluster_dir() / "cluster.json"
+
+
+def read_state() -> ClusterState | None:
+    try:
+        raw = json.loads(state_file().read_text())
+    except FileNotFoundError:
+        return None
+    except (ValueError, KeyError) as exc:
+        raise ClusterError(f"{state_file()} is unreadable ({exc}); remove it and start again")
+    ports = raw["ports"]
+    ports["workers"] = tuple(tuple(pair) for pair in ports["workers"])
+    return ClusterState(ClusterPorts(**ports), raw["pids"], raw["worker_memory"])
+
+
+def _write_state(state: ClusterState) -> None:
+    state_file().write_text(json.dumps(asdict(state), indent=2) + "\n")
+
+
+def client_conf(state: ClusterState, cores: int = 1, executor_memory: str = "2g") -> dict[str, str]:
+    """Spark settings of a session on the cluster, beside the lakehouse's own: its master, the
+    shared metastore (Iceberg's catalog too) with Iceberg's commit lock on, and at most
+    ``cores`` cores, so that two applications (the Thrift server, a dbt session) run at once."""
+    return {
+        "spark.master": state.master_url,
+        "spark.cores.max": str(cores),
+        "spark.executor.memory": executor_memory,
+        "spark.hadoop.hive.metastore.uris": state.metastore_uri,
+        "spark.sql.catalog.spark_catalog.uri": state.metastore_uri,
+        "spark.hadoop.iceberg.engine.hive.lock-enabled": "true",
+    }
+
+
+# --- the programs ---------------------------------------------------------------------------
+
+
+def _postgres_bin() -> Path:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), key=_version_key)
+    if not found:
+        raise ClusterUsageError(
+            f"PostgreSQL is not installed (no pg_ctl). Install it: {INSTALL_HINT}"
+        )
+    return Path(found[-1]).parent
+
+
+def _version_key(path: str) -> int:
+    with contextlib.suppress(ValueError):
+        return int(Path(path).parts[4])
+    return 0
+
+
+def _jdbc_jar() -> Path:
+    override = os.environ.get("LAKEHOUSE_POSTGRES_JDBC")
+    for candidate in ([override] if override else []) + list(JDBC_JAR_CANDIDATES):
+        if Path(candidate).is_file():
+            return Path(candidate)
+    raise ClusterUsageError(
+        f"no PostgreSQL JDBC driver (looked for {override or JDBC_JAR_CANDIDATES[0]}). Install "
+        f"it: {INSTALL_HINT}, or set LAKEHOUSE_POSTGRES_JDBC to the jar"
+    )
+
+
+def _java() -> str:
+    home = os.environ.get("JAVA_HOME")
+    java = Path(home) / "bin" / "java" if home else shutil.which("java")
+    if not java:
+        raise ClusterUsageError("no java on PATH and JAVA_HOME unset: install a JDK 17")
+    return str(java)
+
+
+def _as_postgres_user(command: list[str]) -> list[str]:
+    """PostgreSQL refuses to run as root: as root, run it as Debian's ``postgres`` user."""
+    if os.geteuid() != 0:
+        return command
+    if shutil.which("runuser") is None:
+        raise ClusterUsageError("running as root needs runuser (util-linux) to start PostgreSQL")
+    return ["runuser", "-u", "postgres", "--", *command]
+
+
+def _run(command: list[str], what: str, **kwargs) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, **kwargs)
+    if done.returncode != 0:
+        raise ClusterStartError(f"{what} failed ({' '.join(command)}):\n{done.stdout}{done.stderr}")
+    return done
+
+
+def _postgres_start(port: int) -> None:
+    folder = cluster_dir() / "postgres"
+    data = folder / "data"
+    bin_dir = _postgres_bin()
+    folder.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres", "postgres")
+    if not (data / "PG_VERSION").exists():
+        _run(
+            _as_postgres_user(
+                [
+                    str(bin_dir / "initdb"),
+                    "-D",
+                    str(data),
+                    "-U",
+                    METASTORE_USER,
+                    "--auth=trust",
+                    "-E",
+                    "UTF8",
+                    "--no-locale",
+                ]
+            ),
+            "initdb of the metastore's PostgreSQL (is every parent folder of "
+            f"{folder} readable by the postgres user?)",
+        )
+    _run(
+        _as_postgres_user(
+            [
+                str(bin_dir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                str(folder / "postgres.log"),
+                "-o",
+                f"-h {HOST} -p {port} -k {folder}",
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ]
+        ),
+        f"starting PostgreSQL (log {folder / 'postgres.log'})",
+    )
+    psql = [
+        str(bin_dir / "psql"),
+        "-h",
+        HOST,
+        "-p",
+        str(port),
+        "-U",
+        METASTORE_USER,
+        "-v",
+        "ON_ERROR_STOP=1",
+        "-qAt",
+    ]
+    exists = _run(
+        [
+            *psql,
+            "-d",
+            "postgres",
+            "-c",
+            f"select 1 from pg_database where datname = '{METASTORE_DATABASE}'",
+        ],
+        "listing PostgreSQL's databases",
+    )
+    if not exists.stdout.strip():
+        _run(
+            [*psql, "-d", "postgres", "-c", f"create database {METASTORE_DATABASE}"],
+            "creating the metastore database",
+        )
+    _run([*psql, "-d", METASTORE_DATABASE, "-c", LOCK_TABLES_SQL], "creating the lock tables")
+
+
+def _postgres_running() -> bool:
+    data = cluster_dir() / "postgres" / "data"
+    if not (data / "postmaster.pid").exists():
+        return False
+    with contextlib.suppress(ClusterUsageError):
+        done = subprocess.run(
+            _as_postgres_user([str(_postgres_bin() / "pg_ctl"), "-D", str(data), "status"]),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        return done.returncode == 0
+    return False
+
+
+def _postgres_stop() -> str:
+    data = cluster_dir() / "postgres" / "data"
+    if not _postgres_running():
+        return "PostgreSQL: not running"
+    _run(
+        _as_postgres_user(
+            [
+                str(_postgres_bin() / "pg_ctl"),
+                "-D",
+                str(data),
+                "-m",
+                "fast",
+                "-w",
+                "-t",
+                "60",
+                "stop",
+            ]
+        ),
+        "stopping PostgreSQL",
+    )
+    return "PostgreSQL: stopped"
+
+
+def _hive_site(ports: ClusterPorts) -> Path:
+    conf_dir = cluster_dir() / "conf"
+    conf_dir.mkdir(parents=True, exist_ok=True)
+    properties = {
+        "javax.jdo.option.ConnectionURL": (
+            f"jdbc:postgresql://{HOST}:{ports.postgres}/{METASTORE_DATABASE}"
+        ),
+        "javax.jdo.option.ConnectionDriverName": "org.postgresql.Driver",
+        "javax.jdo.option.ConnectionUserName": METASTORE_USER,
+        "javax.jdo.option.ConnectionPassword": METASTORE_USER,
+        "datanucleus.schema.autoCreateAll": "true",
+        "hive.metastore.schema.verification": "false",
+        "hive.metastore.warehouse.dir": warehouse_dir().as_uri(),
+        "hive.async.log.enabled": "false",
+        # As in the embedded metastore (python_helpers/runtime/lakehouse.py): Iceberg's schema
+        # is the table's own; Hive's copy of the column list is informational.
+        "hive.metastore.disallow.incompatible.col.type.changes": "false",
+        "hive.metastore.server.min.threads": "8",
+    }
+    body = "".join(
+        f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n"
+        for k, v in properties.items()
+    )
+    path = conf_dir / "hive-site.xml"
+    path.write_text(f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n')
+    return conf_dir
+
+
+def _launch(name: str, command: list[str], env: dict[str, str]) -> int:
+    log = cluster_dir() / f"{name}.log"
+    with log.open("w") as handle:
+        handle.write(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n")
+        handle.flush()
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            cwd=cluster_dir(),
+            env=env,
+            start_new_session=True,
+        )
+    return process.pid
+
+
+def _wait_port(name: str, pid: int, port: int, deadline: float) -> None:
+    while not port_in_use(HOST, port):
+        if not pid_alive(pid):
+            raise ClusterStartError(
+                f"{name} exited while starting.\n{log_tail(cluster_dir() / f'{name}.log')}"
+            )
+        if time.monotonic() > deadline:
+            raise ClusterStartError(
+                f"{name} did not listen on port {port} in time.\n"
+                f"{log_tail(cluster_dir() / f'{name}.log')}"
+            )
+        time.sleep(0.5)
+
+
+def _wait_log(name: str, pid: int, text: str, deadline: float) -> None:
+    log = cluster_dir() / f"{name}.log"
+    while text not in log.read_text(errors="replace"):
+        if not pid_alive(pid):
+            raise ClusterStartError(f"{name} exited while starting.\n{log_tail(log)}")
+        if time.monotonic() > deadline:
+            raise ClusterStartError(f"{name} did not log {text!r} in time.\n{log_tail(log)}")
+        time.sleep(0.5)
+
+
+def _spark_env() -> dict[str, str]:
+    return {
+        **os.environ,
+        "SPARK_HOME": str(spark_home()),
+        # The daemons' web UIs bind SPARK_LOCAL_IP (else every interface); --host binds RPC.
+        "SPARK_LOCAL_IP": HOST,
+        "SPARK_DAEMON_MEMORY": "512m",
+    }
+
+
+# --- the three commands -------------------------------------------------------------------
+
+
+def start(
+    workers: int = DEFAULT_WORKERS,
+    port_offset: int = 0,
+    worker_memory: str = DEFAULT_WORKER_MEMORY,
+    timeout: float = DEFAULT_TIMEOUT,
+    say: bool = True,
+) -> ClusterState:
+    """Start PostgreSQL, the metastore service, the master and the workers; raise on failure
+    (stopping whatever this call started)."""
+    if workers < 1:
+        raise ClusterUsageError(f"--workers: at least 1, got {workers}")
+    running = _running_parts()
+    if running:
+        raise ClusterAlreadyRunningError(
+            f"the cluster of {lakehouse_dir()} already runs ({', '.join(running)}). Stop it "
+            "first: make cluster-stop (python -m python_helpers.operations.cluster stop)"
+        )
+    ports = ClusterPorts.for_offset(port_offset, workers)
+    try:
+        taken = [port for port in ports.all() if port_in_use(HOST, port)]
+    except ThriftUsageError as exc:
+        raise ClusterUsageError(str(exc)) from None
+    if taken:
+        raise ClusterAlreadyRunningError(
+            f"port(s) {', '.join(map(str, taken))} on {HOST} already in use by another "
+            "process: stop it, or shift the cluster's ports with --port-offset"
+        )
+    java, jdbc = _java(), _jdbc_jar()
+    _postgres_bin()
+    prepare_dirs()
+    cluster_dir().mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + timeout
+    pids: dict[str, int] = {}
+    state = ClusterState(ports, pids, worker_memory)
+    try:
+        _postgres_start(ports.postgres)
+        conf_dir = _hive_site(ports)
+        jars = spark_home() / "jars"
+        pids["metastore"] = _launch(
+            "metastore",
+            [
+                java,
+                "-Xmx512m",
+                "-cp",
+                f"{conf_dir}:{jars}/*:{jdbc}",
+                METASTORE_CLASS,
+                "-p",
+                str(ports.metastore),
+            ],
+            {**os.environ, "HADOOP_USER_NAME": os.environ.get("USER", "scd2")},
+        )
+        _write_state(state)
+        _wait_port("metastore", pids["metastore"], ports.metastore, deadline)
+        spark_class = str(spark_home() / "bin" / "spark-class")
+        env = _spark_env()
+        pids["master"] = _launch(
+            "master",
+            [
+                spark_class,
+                MASTER_CLASS,
+                "--host",
+                HOST,
+                "--port",
+                str(ports.master),
+                "--webui-port",
+                str(ports.master_ui),
+            ],
+            env,
+        )
+        _write_state(state)
+        _wait_port("master", pids["master"], ports.master, deadline)
+        for number, (rpc, ui) in enumerate(ports.workers, start=1):
+            work = cluster_dir() / f"worker-{number}"
+            work.mkdir(exist_ok=True)
+            pids[f"worker-{number}"] = _launch(
+                f"worker-{number}",
+                [
+                    spark_class,
+                    WORKER_CLASS,
+                    "--host",
+                    HOST,
+                    "--port",
+                    str(rpc),
+                    "--webui-port",
+                    str(ui),
+                    "--cores",
+                    "1",
+                    "--memory",
+                    worker_memory,
+                    "--work-dir",
+                    str(work),
+                    state.master_url,
+                ],
+                env,
+            )
+            _write_state(state)
+        for number in range(1, workers + 1):
+            name = f"worker-{number}"
+            _wait_log(name, pids[name], "Successfully registered with master", deadline)
+    except (ClusterError, KeyboardInterrupt, OSError):
+        with contextlib.suppress(ClusterError):
+            stop(say=False)
+        raise
+    if say:
+        print(describe(state))
+    return state
+
+
+def _running_parts() -> list[str]:
+    parts = []
+    state = None
+    with contextlib.suppress(ClusterError):
+        state = read_state()
+    if state is not None:
+        parts += [name for name, pid in state.pids.items() if pid_alive(pid)]
+    if _postgres_running():
+        parts.append("postgres")
+    return parts
+
+
+def stop(say: bool = True) -> list[str]:
+    """Stop every part started for this lakehouse, workers first; return what was done."""
+    report = []
+    state = read_state()
+    if state is not None:
+        for name, pid in reversed(list(state.pids.items())):
+            if pid_alive(pid):
+                report.append(f"{name} (pid {pid}): {terminate(pid, STOP_TIMEOUT)}")
+            else:
+                report.append(f"{name}: not running")
+    report.append(_postgres_stop())
+    state_file().unlink(missing_ok=True)
+    if state is None and report == ["PostgreSQL: not running"]:
+        report = [f"no cluster runs for {lakehouse_dir()}"]
+    if say:
+        print("\n".join(report))
+    return report
+
+
+def describe(state: ClusterState) -> str:
+    lines = [f"cluster of {lakehouse_dir()} (logs in {cluster_dir()}):"]
+    lines.append(
+        f"  master      {state.master_url}  (web UI http://{HOST}:{state.ports.master_ui})"
+    )
+    lines.append(
+        f"  metastore   {state.metastore_uri}  (over PostgreSQL {HOST}:{state.ports.postgres})"
+    )
+    for name, pid in state.pids.items():
+        lines.append(f"  {name:<11} pid {pid}: {'running' if pid_alive(pid) else 'NOT RUNNING'}")
+    lines.append(f"  postgres    {'running' if _postgres_running() else 'NOT RUNNING'}")
+    lines.append(
+        "  dbt: --target cluster with SCD2_CLUSTER_MASTER="
+        f"{state.master_url} SCD2_METASTORE_URI={state.metastore_uri}"
+    )
+    return "\n".join(lines)
+
+
+def status() -> tuple[ClusterState | None, list[str]]:
+    return read_state(), _running_parts()
+
+
+# --- command line ---------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m python_helpers.operations.cluster",
+        description=__doc__.split("\n\n")[0]
+        + " Everything runs from this machine's packages (PostgreSQL, a JDK) and pyspark's "
+        f"own jars; logs and pids are in $LAKEHOUSE_DIR/cluster. Needs: {INSTALL_HINT}.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    begin = commands.add_parser("start", help="start the cluster and wait until it is ready")
+    begin.add_argument(
+        "--workers",
+        type=int,
+        default=DEFAULT_WORKERS,
+        help="Spark workers, one core and one executor JVM each (default %(default)s)",
+    )
+    begin.add_argument(
+        "--worker-memory",
+        default=DEFAULT_WORKER_MEMORY,
+        help="memory each worker offers its executors (default %(default)s)",
+    )
+    begin.add_argument(
+        "--port-offset",
+        type=int,
+        default=int(os.environ.get("SCD2_CLUSTER_PORT_OFFSET", "0")),
+        help="shift every port by this much (master 7077, its UI 8080, workers 7078+/8081+, "
+        "metastore 9083, PostgreSQL 55432); default $SCD2_CLUSTER_PORT_OFFSET or 0",
+    )
+    begin.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help="seconds to wait for everything to be ready (default %(default)s)",
+    )
+    commands.add_parser("stop", help="stop every part of the cluster (says so when none runs)")
+    commands.add_parser("status", help="what runs, with its URLs (exit 3 when nothing runs)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "start":
+            start(args.workers, args.port_offset, args.worker_memory, args.timeout)
+            return 0
+        if args.command == "stop":
+            stop()
+            return 0
+        state, running = status()
+        if state is None and not running:
+            print(f"no cluster runs for {lakehouse_dir()}")
+            return EXIT_NOT_RUNNING
+        if state is not None:
+            print(describe(state))
+        else:
+            print(f"cluster of {lakehouse_dir()}: {', '.join(running)} running, no state file")
+        return 0 if running else EXIT_NOT_RUNNING
+    except ClusterUsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ClusterError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
