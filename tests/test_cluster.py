@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pyhive import hive
 
 from python_helpers.operations.cluster import ClusterPorts, ClusterState, client_conf
 from python_helpers.operations.thrift import pid_alive, port_in_use
@@ -64,8 +66,8 @@ def _free_offset(workers: int) -> int:
 @pytest.mark.slow
 def test_pipeline_on_the_cluster_beside_a_second_application() -> None:
     """The pipeline reconciles on the cluster target while another JVM commits to its own
-    Iceberg table through the same metastore; a second start is refused; stop ends every
-    process."""
+    Iceberg table through the same metastore; a Thrift server on the cluster then reads the
+    pipeline's tables; a second start is refused; stop ends every process."""
     # PostgreSQL runs as its own user: the lakehouse's folders must be readable by it
     # (pytest's tmp folders are private to root).
     lakehouse = Path(tempfile.mkdtemp(prefix="scd2-cluster-"))
@@ -85,7 +87,7 @@ def test_pipeline_on_the_cluster_beside_a_second_application() -> None:
                 "--project",
                 str(lakehouse / "project"),
                 "--schema",
-                "on_cluster",
+                "piped",
             ],
             env=env,
             cwd=PROJECT_ROOT,
@@ -107,6 +109,28 @@ def test_pipeline_on_the_cluster_beside_a_second_application() -> None:
         assert client.returncode == 0, client.stdout[-3000:] + client.stderr[-3000:]
         master = f"spark://127.0.0.1:{7077 + offset}"
         assert f"RESULT client rows=500 snapshots=5 master={master}" in client.stdout
+        # The Thrift server as a third application of the cluster, on the same metastore:
+        # it sees the pipeline's tables.
+        thrift_port = next(p for p in range(10300, 10400) if not port_in_use("127.0.0.1", p))
+        thrift = [sys.executable, "-m", "python_helpers.operations.thrift"]
+        server = subprocess.run(
+            [*thrift, "start", "--cluster", "--port", str(thrift_port)],
+            env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        try:
+            assert server.returncode == 0, server.stdout + server.stderr
+            connection = hive.connect(host="127.0.0.1", port=thrift_port, username="test")
+            cursor = connection.cursor()
+            cursor.execute(
+                "select count(*) from piped.cdc_check_snapshot where dbt_valid_to is null"
+            )
+            assert cursor.fetchall() == [(300,)]  # day 2's 300 keys, one open version each
+            connection.close()
+        finally:
+            subprocess.run(
+                [*thrift, "stop", "--port", str(thrift_port)],
+                env=env, cwd=PROJECT_ROOT, capture_output=True, timeout=120,
+            )  # fmt: skip
         status = _cli(lakehouse, "status")
         assert status.returncode == 0 and "NOT RUNNING" not in status.stdout, status.stdout
         pids = [int(p) for p in re.findall(r"pid (\d+): running", status.stdout)]
@@ -114,6 +138,7 @@ def test_pipeline_on_the_cluster_beside_a_second_application() -> None:
     finally:
         stopped = _cli(lakehouse, "stop")
     assert stopped.returncode == 0, stopped.stderr
+    shutil.rmtree(lakehouse, ignore_errors=True)
     assert not any(pid_alive(pid) for pid in pids)
     assert _cli(lakehouse, "status").returncode == 3
     assert not any(port_in_use("127.0.0.1", p) for p in ClusterPorts.for_offset(offset, 2).all())

@@ -242,7 +242,9 @@ def query_ok(host: str, port: int, user: str) -> tuple[bool, str]:
 # --- the three commands -------------------------------------------------------------------
 
 
-def build_command(host: str, port: int, conf: dict[str, str], properties: Path) -> list[str]:
+def build_command(
+    host: str, port: int, conf: dict[str, str], properties: Path, master: str = "local[*]"
+) -> list[str]:
     """The spark-submit command line for HiveThriftServer2 with the lakehouse's Spark conf.
 
     ``--properties-file`` replaces the venv's ``conf/spark-defaults.conf`` (which may have
@@ -254,7 +256,7 @@ def build_command(host: str, port: int, conf: dict[str, str], properties: Path) 
     command = [
         str(spark_home() / "bin" / "spark-submit"),
         "--master",
-        "local[*]",
+        master,
         "--name",
         f"scd2-lakehouse-thrift-{port}",
         "--class",
@@ -288,8 +290,13 @@ def start(
     user: str = "dbt",
     query_check: bool = True,
     say: bool = True,
+    on_cluster: bool = False,
 ) -> ServerStatus:
-    """Start the server in the background and wait until it answers; raise on failure."""
+    """Start the server in the background and wait until it answers; raise on failure.
+
+    ``on_cluster``: as an application of the lakehouse's standalone cluster, on its shared
+    metastore (make cluster-start; docs/cluster.md), instead of ``local[*]`` on Derby.
+    """
     files = ServerFiles(port)
     pid = read_pid(files)
     if pid is not None:
@@ -306,13 +313,24 @@ def start(
         )
     prepare_dirs()
     files.folder.mkdir(parents=True, exist_ok=True)
-    conf = spark_conf()
+    conf, master = spark_conf(), "local[*]"
+    if on_cluster:
+        from python_helpers.operations.cluster import client_conf, read_state
+
+        cluster = read_state()
+        if cluster is None:
+            raise ThriftUsageError(
+                f"--cluster: no cluster runs for {lakehouse_dir()}; start one first: make "
+                "cluster-start"
+            )
+        conf.update(client_conf(cluster))
+        master = cluster.master_url
     files.properties.write_text(
         "# Rendered by python -m python_helpers.operations.thrift start; "
         "edit python_helpers/runtime/lakehouse.py.\n"
         + "".join(f"{key} {value}\n" for key, value in sorted(conf.items()))
     )
-    command = build_command(host, port, conf, files.properties)
+    command = build_command(host, port, conf, files.properties, master)
     env = {**os.environ, "SPARK_HOME": str(spark_home())}
     with files.log.open("w") as log:
         log.write(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n")
@@ -516,6 +534,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="user name for the readiness query (default: $SPARK_THRIFT_USER, else dbt)",
     )
     start_p.add_argument(
+        "--cluster",
+        action="store_true",
+        help="run as an application of the lakehouse's standalone cluster, on its shared "
+        "metastore (make cluster-start first), instead of local[*] on the Derby metastore",
+    )
+    start_p.add_argument(
         "--no-query-check",
         action="store_true",
         help="consider the server ready as soon as the port accepts connections, without "
@@ -561,7 +585,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         host = getattr(args, "host", None) or os.environ.get("SPARK_THRIFT_HOST") or DEFAULT_HOST
         if args.command == "start":
             user = args.user or os.environ.get("SPARK_THRIFT_USER") or "dbt"
-            server = start(host, port, args.timeout, user, not args.no_query_check)
+            server = start(
+                host, port, args.timeout, user, not args.no_query_check, on_cluster=args.cluster
+            )
             print(
                 f"Spark Thrift Server ready on {host}:{port} (pid {server.pid})\n"
                 f"  lakehouse: {lakehouse_dir()}\n"
@@ -569,8 +595,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"  connect:   dbt --target thrift (SPARK_THRIFT_PORT={port}), or "
                 f"{spark_home() / 'bin' / 'beeline'} -u jdbc:hive2://{_connect_host(host)}:{port}\n"
                 f"  stop:      {_stop_command(port)}\n"
-                "  note: Derby admits one JVM at a time: while this server runs, session-mode "
-                "Spark (dbt --target local, make test, make demo) cannot use this lakehouse."
+                + (
+                    "  on the cluster's shared metastore: other JVMs may use it meanwhile."
+                    if args.cluster
+                    else "  note: Derby admits one JVM at a time: while this server runs, "
+                    "session-mode Spark (dbt --target local, make test, make demo) cannot use "
+                    "this lakehouse."
+                )
             )
             return 0
         if args.command == "stop":
