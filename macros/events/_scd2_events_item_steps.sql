@@ -78,8 +78,9 @@
         {%- do is_op.update({kind: 'cast(' ~ ctx.op ~ ' as string) = '
             ~ scd2_audit._scd2_sql_string(c[kind])}) -%}
     {%- endfor -%}
-    {%- set is_key_change = ('(' ~ is_op['update'] ~ ' and ' ~ old_struct ~ ' != ' ~ key_struct ~ ')')
-        if olds else 'false' -%}
+    {%- set is_key_change = (
+        '(' ~ is_op['update'] ~ ' and ' ~ old_struct ~ ' != ' ~ key_struct ~ ')'
+    ) if olds else 'false' -%}
     {%- set scd2_raw_items -%}
         {#- The items of each event from one read of the events: its kinds as an array,
             exploded. The events are shuffled once, by key, here: the duplicates' grouping and
