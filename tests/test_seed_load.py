@@ -343,3 +343,22 @@ def test_blank_lines_are_skipped_and_not_counted(
     step = dbt_project.dbt("seed")
     assert step.result.results[0].message == "CREATE 3"
     assert _rows(spark, dbt_project.table("gappy")) == [(1, "a"), (2, "b"), (3, "c")]
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["id,name,amount", "id,Id,amount", "id,,amount", "\ufeffid,name,amount", "id, name,amount"],
+    ids=["plain", "same-name-other-case", "empty-name", "byte-order-mark", "spaced-name"],
+)
+def test_column_names_are_the_ones_sparks_reader_gives(
+    dbt_project: ScratchProject, spark: SparkSession, header: str
+) -> None:
+    """The header, read by the seed's scan (plain names) or by Spark's CSV reader (anything
+    else), gives the columns Spark's own reader gives the same file."""
+    path = dbt_project.root / "seeds" / "headed.csv"
+    path.write_text(f"{header}\n1,2,3\n4,5,6\n", encoding="utf-8")
+    dbt_project.dbt("seed")
+    expected = spark.read.option("header", True).csv(path.as_uri()).columns
+    table = dbt_project.table("headed")
+    assert spark.table(table).columns == expected
+    assert spark.sql(f"select count(*) from {table}").first()[0] == 2

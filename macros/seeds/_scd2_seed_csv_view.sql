@@ -14,17 +14,43 @@
         saves a count of the loaded table: without a `"`, every line Spark's CSV reader does
         not skip as blank (Java's `String.trim` leaves something, i.e. a character above
         U+0020) is one record, the first being the header. With a `"`, lines are not records,
-        and `rows` is none.
+        and `rows` is none. The same pass returns the first line (the smallest row id is the
+        first line of the file's first split): without a `"`, a header of distinct, non-empty
+        names with no surrounding space or backtick is split on the delimiter as Spark's
+        reader splits it, and the view gets those names as its schema, which saves Spark's own
+        read of the header; any other header (or one with a character beyond ASCII, such as a
+        byte-order mark) is left to Spark.
         Returns {'columns': the column names, 'rows': the record count or none}.
     -#}
     {%- set path = 'file://' ~ scd2_audit._scd2_seed_file(model) -%}
     {%- set delimiter = model['config'].get('delimiter') or ',' -%}
     {%- set scan = run_query(
-        "select max(instr(value, '\"')) > 0, count_if(value rlike '[^\\\\x00-\\\\x20]')"
-        ~ " from text.`" ~ path | replace('`', '``') ~ "`").rows[0] -%}
+        "select max(instr(value, '\"')) > 0, count_if(value rlike '[^\\\\x00-\\\\x20]'),"
+        ~ " min_by(value, row_id) from (select value, monotonically_increasing_id() as row_id"
+        ~ " from text.`" ~ path | replace('`', '``') ~ "`)").rows[0] -%}
     {%- set quoted = scan[0] is true -%}
+    {%- set names = [] -%}
+    {%- set lowered = [] -%}
+    {%- if not quoted and scan[2] is string and scan[2].isascii() -%}
+        {%- for name in scan[2].split(delimiter) -%}
+            {%- do names.append(name) -%}
+            {%- if name != '' and name == name.strip() and '`' not in name
+                and name | lower not in lowered -%}
+                {%- do lowered.append(name | lower) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- if lowered | length != names | length -%}
+            {%- set names = [] -%}
+        {%- endif -%}
+    {%- endif -%}
     {%- call statement('scd2_seed_csv_view') -%}
         create or replace temporary view {{ view_name }}
+        {%- if names %} (
+            {%- for name in names %}
+            `{{ name }}` string{{ ',' if not loop.last }}
+            {%- endfor %}
+        )
+        {%- endif %}
         using csv
         options (
             path {{ scd2_audit._scd2_sql_string(path) }},
@@ -38,7 +64,8 @@
         )
     {%- endcall -%}
     {{- return({
-        'columns': run_query('select * from ' ~ view_name ~ ' limit 0').column_names | list,
+        'columns': names or run_query('select * from ' ~ view_name ~ ' limit 0').column_names
+            | list,
         'rows': none if quoted else [scan[1] - 1, 0] | max,
     }) -}}
 {%- endmacro %}
