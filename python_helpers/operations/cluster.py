@@ -40,8 +40,8 @@ from python_helpers.operations.thrift import (
     pid_alive,
     port_in_use,
     spark_home,
+    terminate,
 )
-from python_helpers.operations.thrift import _terminate as terminate
 from python_helpers.runtime.lakehouse import lakehouse_dir, prepare_dirs, warehouse_dir
 
 HOST = "127.0.0.1"

@@ -354,7 +354,7 @@ def start(
     try:
         _wait_ready(process, host, port, timeout, user, query_check, files)
     except (ThriftStartError, KeyboardInterrupt):
-        _terminate(process.pid, DEFAULT_STOP_TIMEOUT)
+        terminate(process.pid, DEFAULT_STOP_TIMEOUT)
         files.pid.unlink(missing_ok=True)
         raise
     return ServerStatus(host, port, process.pid, True, files)
@@ -412,7 +412,7 @@ def _wait_gone(pid: int, seconds: float) -> bool:
     return True
 
 
-def _terminate(pid: int, timeout: float) -> str:
+def terminate(pid: int, timeout: float) -> str:
     """SIGTERM, wait up to ``timeout``, then SIGKILL; return how it ended."""
     _signal(pid, signal.SIGTERM)
     if _wait_gone(pid, timeout):
@@ -437,7 +437,7 @@ def stop(port: int = DEFAULT_PORT, timeout: float = DEFAULT_STOP_TIMEOUT) -> str
                 f"{lakehouse_dir()}, left alone)"
             )
         return f"no Spark Thrift Server runs on port {port} for {lakehouse_dir()}{note}"
-    how = _terminate(pid, timeout)
+    how = terminate(pid, timeout)
     files.pid.unlink(missing_ok=True)
     return f"Spark Thrift Server on port {port} (pid {pid}) {how}; log {files.log}"
 

@@ -184,14 +184,21 @@ def _local_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
     if options.fresh and not running:
         fresh_lakehouse()
     spark = lakehouse_session("scd2-lakehouse-pipeline")
+    # In a running session (tests, notebooks), never delete a live metastore: drop the tables.
+    return spark, _session_executor(spark, options, drop_tables=options.fresh and running)
+
+
+def _session_executor(spark: SparkSession, options: PipelineOptions, drop_tables: bool) -> Executor:
+    """SQL through the in-process ``spark``, on the run's schema (its tables dropped first when
+    ``drop_tables``)."""
 
     def execute(sql: str) -> list[tuple]:
         return [tuple(row) for row in spark.sql(sql).collect()]
 
-    if options.fresh and running:  # tests, notebooks: never delete a live metastore
+    if drop_tables:
         drop_schema_tables(execute, options.schema)
     execute(f"create schema if not exists {options.schema}")
-    return spark, execute
+    return execute
 
 
 def _cluster_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
@@ -212,14 +219,7 @@ def _cluster_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
     # dbt's cluster target (profiles.yml) reads where the cluster is from these.
     os.environ["SCD2_CLUSTER_MASTER"] = state.master_url
     os.environ["SCD2_METASTORE_URI"] = state.metastore_uri
-
-    def execute(sql: str) -> list[tuple]:
-        return [tuple(row) for row in spark.sql(sql).collect()]
-
-    if options.fresh:
-        drop_schema_tables(execute, options.schema)
-    execute(f"create schema if not exists {options.schema}")
-    return spark, execute
+    return spark, _session_executor(spark, options, drop_tables=options.fresh)
 
 
 def _thrift_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
@@ -258,6 +258,10 @@ def _thrift_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
     spark = _generator_only_session()
     spark.sparkContext.setLogLevel("ERROR")
     return spark, execute
+
+
+# The Spark session and SQL executor of each dbt target.
+_ENGINES = {"local": _local_engine, "thrift": _thrift_engine, "cluster": _cluster_engine}
 
 
 def _generator_only_session() -> SparkSession:
@@ -334,10 +338,7 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
         f"shares del/upd/unchanged: {spec.pct_del}/{spec.pct_upd}/{spec.pct_unchanged}"
     )
     with timer.step(0, "start spark"):
-        engine = {"local": _local_engine, "cluster": _cluster_engine}.get(
-            options.target, _thrift_engine
-        )
-        spark, execute = engine(options)
+        spark, execute = _ENGINES[options.target](options)
     audit = audit_column_names(options.project_dir, dbt_flags)
 
     def dbt(day: int, *args: str) -> DbtStep:
@@ -407,8 +408,7 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
         f"shares del/upd/unchanged: {spec.pct_del}/{spec.pct_upd}/{spec.pct_unchanged}"
     )
     with timer.step(0, "start spark"):
-        engine = _cluster_engine if options.target == "cluster" else _local_engine
-        spark, execute = engine(options)
+        spark, execute = _ENGINES[options.target](options)
     names = history_column_names(options.project_dir, dbt_flags)
     results = []
     for day in range(1, options.days + 1):
