@@ -25,9 +25,11 @@
         Returned as steps, [name, select] or [name, select, guard] in order, each reading the
         earlier ones as `<prefix><name>`: the materialization makes each a temporary view,
         empty when its guard query returns no row, and caches the steps read more than once
-        (the items, the open versions, the items with their marks) and the
-        last ('scd2_marked'). Views, not one query of CTEs: Spark does not use a cached
-        relation for a plan that holds CTEs.
+        (the items, the open versions, the items with their marks) and the replayed items
+        (usually none; small enough to join by broadcast at each read of the last step,
+        'scd2_marked', which adds the status to the cached items with their marks). Views,
+        not one query of CTEs: Spark does not use a cached relation for a plan that holds
+        CTEs.
     -#}
     {%- set steps = [] -%}
     {%- set c = ctx.codes -%}

@@ -41,7 +41,7 @@
         stay cached until the end: uncaching one makes Spark rebuild the caches built on it
         from the uncached plans, computing everything again. -#}
     {%- set cached = ['scd2_items', 'scd2_open_marks', 'scd2_with_marks',
-        'scd2_marked'] | map('replace', 'scd2_', prefix ~ 'scd2_', 1) | list -%}
+        'scd2_replayed'] | map('replace', 'scd2_', prefix ~ 'scd2_', 1) | list -%}
     {%- set marked_view = prefix ~ 'scd2_marked' -%}
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
@@ -82,11 +82,6 @@
         {%- set view = prefix ~ step[0] -%}
         {%- do views.append(view) -%}
         {%- set empty = step | length > 2 and run_query(step[2]) | length == 0 -%}
-        {#- Without replayed items, the last step only adds a status to the cached items with
-            their marks: cheaper to compute at each of its three reads than to cache. -#}
-        {%- if step[0] == 'scd2_replayed' and empty -%}
-            {%- do cached.remove(marked_view) -%}
-        {%- endif -%}
         {% call statement('scd2_events_' ~ step[0]) %}
             {{ 'cache table' if view in cached else 'create or replace temporary view' }}
             {{ view }} as
