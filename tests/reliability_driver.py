@@ -1,32 +1,42 @@
-"""Subprocess driver for the kill-during-merge test of tests/test_reliability.py.
+"""Subprocess driver for the kill-during-merge test of tests/test_reliability.py, and for the
+fault tests of tests/test_cluster.py (``--target cluster``).
 
-Runs in its own Python process (and so its own JVM and Derby metastore) on the lakehouse named
-by ``LAKEHOUSE_DIR``, with dbt in-process (``python_helpers.runtime.dbt_invoke.run_dbt``) on a
-scratch project whose snapshot selects from a source table that Spark writes directly (too large
-for a seed). Two commands, each printing one JSON line (prefixed ``RESULT``) for the test to read:
+Runs in its own Python process (and so its own JVM and Derby metastore, or, with ``--target
+cluster``, a driver on the running cluster of ``LAKEHOUSE_DIR`` and its shared metastore) on
+the lakehouse named by ``LAKEHOUSE_DIR``, with dbt in-process
+(``python_helpers.runtime.dbt_invoke.run_dbt``) on a scratch project whose snapshot selects
+from a source table that Spark writes directly (too large for a seed). Three commands, each
+printing JSON lines (prefixed ``RESULT``) for the test to read:
 
 ``setup``
     Day 1: ``rows`` source rows and a first ``dbt snapshot``. Then day 2's source (every 10th
     id updated, every 50th deleted, ``rows / 20`` new ids), the table's state (row hash,
     counts, Iceberg snapshots) and the size of ``logs/dbt.log``, written to ``--state``; then,
-    with ``--snapshot``, day 2's ``dbt snapshot``: the run the test kills during its merge.
+    with ``--snapshot``, day 2's ``dbt snapshot``: the run the test kills (or whose worker it
+    kills) during its merge. ``--wait``: before day 2's snapshot, print ``WAITING`` and read a
+    line from stdin (the test restarts the metastore meanwhile).
+``snapshot``
+    Day 2's ``dbt snapshot`` once, after ``WAITING`` and a line on stdin (the test starts two
+    at once), whatever its outcome: ``{"run", "ok", "error"}``.
 ``verify``
     The table's state as the killed run left it, then day 2's ``dbt snapshot`` again and the
     resulting counts of versions.
 
-``python -m tests.reliability_driver setup|verify --project DIR --schema S [...]``
+``python -m tests.reliability_driver setup|snapshot|verify --project DIR --schema S [...]``
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from pyspark.sql import SparkSession
 
+from python_helpers.runtime.dbt_invoke import failures
 from python_helpers.runtime.session import lakehouse_session
 from python_helpers.tooling.scratch import ScratchProject
 
@@ -152,18 +162,49 @@ def _emit(payload: dict[str, Any]) -> None:
     print("RESULT " + json.dumps(payload), flush=True)
 
 
+def _wait_for_go() -> None:
+    print("WAITING", flush=True)
+    sys.stdin.readline()
+
+
+def _session(command: str, target: str) -> SparkSession:
+    if target == "local":
+        return lakehouse_session(f"scd2-reliability-{command}")
+    from python_helpers.operations.cluster import client_conf, read_state
+
+    state = read_state()
+    assert state is not None, "--target cluster: no cluster runs for this LAKEHOUSE_DIR"
+    # dbt's cluster target (profiles.yml) reuses this session and reads where the cluster is.
+    os.environ.update(
+        DBT_TARGET="cluster",
+        SCD2_CLUSTER_MASTER=state.master_url,
+        SCD2_METASTORE_URI=state.metastore_uri,
+    )
+    return lakehouse_session(f"scd2-reliability-{command}", state.master_url, client_conf(state))
+
+
+def _snapshot(project: ScratchProject) -> dict[str, Any]:
+    """One ``dbt snapshot``, whatever its outcome."""
+    step = project.dbt("snapshot", check=False)
+    failed = failures(step.result)
+    ok = bool(getattr(step.result, "results", None)) and not failed
+    return {"run": step.invocation_id, "ok": ok, "error": "\n".join(failed)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.reliability_driver")
-    parser.add_argument("command", choices=("setup", "verify"))
+    parser.add_argument("command", choices=("setup", "snapshot", "verify"))
     parser.add_argument("--project", type=Path, required=True)
     parser.add_argument("--schema", required=True)
     parser.add_argument("--rows", type=int, default=40_000)
     parser.add_argument("--state", type=Path, help="setup: where to write the state JSON")
     parser.add_argument("--snapshot", action="store_true", help="setup: then run day 2")
+    parser.add_argument("--wait", action="store_true", help="setup: WAITING before day 2's run")
+    parser.add_argument("--target", choices=("local", "cluster"), default="local")
     parser.add_argument("--day1-run", default="", help="verify: invocation id of day 1's run")
     args = parser.parse_args(argv)
 
-    spark = lakehouse_session(f"scd2-reliability-{args.command}")
+    spark = _session(args.command, args.target)
     if args.command == "setup":
         project = ScratchProject(args.project, args.schema, spark)
         project.write(f"snapshots/{SNAPSHOT}.sql", SNAPSHOT_SQL)
@@ -182,8 +223,16 @@ def main(argv: list[str] | None = None) -> int:
         partial.replace(args.state)  # the test polls for the file: never show it half-written
         _emit(state)
         if args.snapshot:
+            if args.wait:
+                _wait_for_go()
             day2 = project.dbt("snapshot")
             _emit({"day2_run": day2.invocation_id, "day2_seconds": day2.seconds})
+        return 0
+
+    if args.command == "snapshot":
+        project = ScratchProject(args.project, args.schema, spark)
+        _wait_for_go()
+        _emit(_snapshot(project))
         return 0
 
     project = ScratchProject(args.project, args.schema, spark)  # re-copies config and macros

@@ -189,10 +189,15 @@ def _write_state(state: ClusterState) -> None:
     state_file().write_text(json.dumps(asdict(state), indent=2) + "\n")
 
 
-def client_conf(state: ClusterState, cores: int = 1, executor_memory: str = "2g") -> dict[str, str]:
+def client_conf(
+    state: ClusterState, cores: int | None = None, executor_memory: str = "2g"
+) -> dict[str, str]:
     """Spark settings of a session on the cluster, beside the lakehouse's own: its master, the
     shared metastore (Iceberg's catalog too) with Iceberg's commit lock on, and at most
-    ``cores`` cores, so that two applications (the Thrift server, a dbt session) run at once."""
+    ``cores`` cores (default ``$SCD2_CLUSTER_CORES`` or 1, as the cluster target of
+    profiles.yml), so that two applications (the Thrift server, a dbt session) run at once."""
+    if cores is None:
+        cores = int(os.environ.get("SCD2_CLUSTER_CORES") or 1)
     return {
         "spark.master": state.master_url,
         "spark.cores.max": str(cores),
@@ -460,94 +465,28 @@ def start(
     (stopping whatever this call started)."""
     if workers < 1:
         raise ClusterUsageError(f"--workers: at least 1, got {workers}")
-    running = _running_parts()
+    running = running_parts()
     if running:
         raise ClusterAlreadyRunningError(
             f"the cluster of {lakehouse_dir()} already runs ({', '.join(running)}). Stop it "
             "first: make cluster-stop (python -m python_helpers.operations.cluster stop)"
         )
     ports = ClusterPorts.for_offset(port_offset, workers)
-    try:
-        taken = [port for port in ports.all() if port_in_use(HOST, port)]
-    except ThriftUsageError as exc:
-        raise ClusterUsageError(str(exc)) from None
-    if taken:
-        raise ClusterAlreadyRunningError(
-            f"port(s) {', '.join(map(str, taken))} on {HOST} already in use by another "
-            "process: stop it, or shift the cluster's ports with --port-offset"
-        )
-    java, jdbc = _java(), _jdbc_jar()
+    _check_free(ports.all())
+    _java()
+    _jdbc_jar()
     _postgres_bin()
     prepare_dirs()
     cluster_dir().mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + timeout
-    pids: dict[str, int] = {}
-    state = ClusterState(ports, pids, worker_memory)
+    state = ClusterState(ports, {}, worker_memory)
     try:
-        _postgres_start(ports.postgres)
-        conf_dir = _hive_site(ports)
-        jars = spark_home() / "jars"
-        pids["metastore"] = _launch(
-            "metastore",
-            [
-                java,
-                "-Xmx512m",
-                "-cp",
-                f"{conf_dir}:{jars}/*:{jdbc}",
-                METASTORE_CLASS,
-                "-p",
-                str(ports.metastore),
-            ],
-            {**os.environ, "HADOOP_USER_NAME": os.environ.get("USER", "scd2")},
-        )
-        _write_state(state)
-        _wait_port("metastore", pids["metastore"], ports.metastore, deadline)
-        spark_class = str(spark_home() / "bin" / "spark-class")
-        env = _spark_env()
-        pids["master"] = _launch(
-            "master",
-            [
-                spark_class,
-                MASTER_CLASS,
-                "--host",
-                HOST,
-                "--port",
-                str(ports.master),
-                "--webui-port",
-                str(ports.master_ui),
-            ],
-            env,
-        )
-        _write_state(state)
-        _wait_port("master", pids["master"], ports.master, deadline)
-        for number, (rpc, ui) in enumerate(ports.workers, start=1):
-            work = cluster_dir() / f"worker-{number}"
-            work.mkdir(exist_ok=True)
-            pids[f"worker-{number}"] = _launch(
-                f"worker-{number}",
-                [
-                    spark_class,
-                    WORKER_CLASS,
-                    "--host",
-                    HOST,
-                    "--port",
-                    str(rpc),
-                    "--webui-port",
-                    str(ui),
-                    "--cores",
-                    "1",
-                    "--memory",
-                    worker_memory,
-                    "--work-dir",
-                    str(work),
-                    state.master_url,
-                ],
-                env,
-            )
-            _write_state(state)
-        for number in range(1, workers + 1):
-            name = f"worker-{number}"
-            _wait_log(name, pids[name], "Successfully registered with master", deadline)
+        for part in _part_names(state):
+            _start_part(state, part, deadline, wait=not part.startswith("worker-"))
+        # The workers start side by side; each is ready once the master has registered it.
+        for part in _part_names(state):
+            if part.startswith("worker-"):
+                _wait_ready(state, part, deadline)
     except (ClusterError, KeyboardInterrupt, OSError):
         with contextlib.suppress(ClusterError):
             stop(say=False)
@@ -557,7 +496,136 @@ def start(
     return state
 
 
-def _running_parts() -> list[str]:
+def restart(part: str, timeout: float = DEFAULT_TIMEOUT, say: bool = True) -> ClusterState:
+    """Stop one part of the running cluster (when it runs) and start it again on its ports.
+
+    For a part that died or was killed (a lost worker, a metastore restarted for maintenance)
+    without stopping the rest: applications keep running, the metastore's clients reconnect,
+    a worker registers with the master again. A restarted master forgets running
+    applications; restart them too.
+    """
+    state = read_state()
+    if state is None:
+        raise ClusterUsageError(
+            f"no cluster runs for {lakehouse_dir()}: start one (make cluster-start)"
+        )
+    parts = _part_names(state)
+    if part not in parts:
+        raise ClusterUsageError(f"restart: no part {part!r}; the parts are {', '.join(parts)}")
+    if part == "postgres":
+        _postgres_stop()
+    elif pid_alive(state.pids.get(part, -1)):
+        terminate(state.pids[part], STOP_TIMEOUT)
+    _check_free(_part_ports(state.ports, part))
+    deadline = time.monotonic() + timeout
+    _start_part(state, part, deadline, wait=True)
+    if say:
+        print(f"{part}: restarted")
+        print(describe(state))
+    return state
+
+
+def _check_free(ports: Sequence[int]) -> None:
+    try:
+        taken = [port for port in ports if port_in_use(HOST, port)]
+    except ThriftUsageError as exc:
+        raise ClusterUsageError(str(exc)) from None
+    if taken:
+        raise ClusterAlreadyRunningError(
+            f"port(s) {', '.join(map(str, taken))} on {HOST} already in use by another "
+            "process: stop it, or shift the cluster's ports with --port-offset"
+        )
+
+
+def _part_ports(ports: ClusterPorts, part: str) -> list[int]:
+    if part.startswith("worker-"):
+        return list(ports.workers[int(part.split("-")[1]) - 1])
+    return {
+        "postgres": [ports.postgres],
+        "metastore": [ports.metastore],
+        "master": [ports.master, ports.master_ui],
+    }[part]
+
+
+def _part_names(state: ClusterState) -> list[str]:
+    """The parts in start order (stop goes the other way)."""
+    workers = [f"worker-{number}" for number in range(1, len(state.ports.workers) + 1)]
+    return ["postgres", "metastore", "master", *workers]
+
+
+def _start_part(state: ClusterState, part: str, deadline: float, wait: bool) -> None:
+    """Start ``part`` on its port, record its pid in cluster.json, and wait until it is ready
+    when ``wait``."""
+    ports = state.ports
+    if part == "postgres":
+        _postgres_start(ports.postgres)
+        return
+    if part == "metastore":
+        conf_dir = _hive_site(ports)
+        jars = spark_home() / "jars"
+        command = [
+            _java(),
+            "-Xmx512m",
+            "-cp",
+            f"{conf_dir}:{jars}/*:{_jdbc_jar()}",
+            METASTORE_CLASS,
+            "-p",
+            str(ports.metastore),
+        ]
+        env = {**os.environ, "HADOOP_USER_NAME": os.environ.get("USER", "scd2")}
+    elif part == "master":
+        command = [
+            str(spark_home() / "bin" / "spark-class"),
+            MASTER_CLASS,
+            "--host",
+            HOST,
+            "--port",
+            str(ports.master),
+            "--webui-port",
+            str(ports.master_ui),
+        ]
+        env = _spark_env()
+    else:
+        number = int(part.split("-")[1])
+        rpc, ui = ports.workers[number - 1]
+        work = cluster_dir() / part
+        work.mkdir(exist_ok=True)
+        command = [
+            str(spark_home() / "bin" / "spark-class"),
+            WORKER_CLASS,
+            "--host",
+            HOST,
+            "--port",
+            str(rpc),
+            "--webui-port",
+            str(ui),
+            "--cores",
+            "1",
+            "--memory",
+            state.worker_memory,
+            "--work-dir",
+            str(work),
+            state.master_url,
+        ]
+        env = _spark_env()
+    state.pids[part] = _launch(part, command, env)
+    _write_state(state)
+    if wait:
+        _wait_ready(state, part, deadline)
+
+
+def _wait_ready(state: ClusterState, part: str, deadline: float) -> None:
+    pid = state.pids[part]
+    if part == "metastore":
+        _wait_port(part, pid, state.ports.metastore, deadline)
+    elif part == "master":
+        _wait_port(part, pid, state.ports.master, deadline)
+    elif part.startswith("worker-"):
+        _wait_log(part, pid, "Successfully registered with master", deadline)
+
+
+def running_parts() -> list[str]:
+    """The parts of this lakehouse's cluster that run (empty when none does)."""
     parts = []
     state = None
     with contextlib.suppress(ClusterError):
@@ -607,7 +675,7 @@ def describe(state: ClusterState) -> str:
 
 
 def status() -> tuple[ClusterState | None, list[str]]:
-    return read_state(), _running_parts()
+    return read_state(), running_parts()
 
 
 # --- command line ---------------------------------------------------------------------------
@@ -646,6 +714,21 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_TIMEOUT,
         help="seconds to wait for everything to be ready (default %(default)s)",
     )
+    again = commands.add_parser(
+        "restart",
+        help="stop one part (when it runs) and start it again on its ports, leaving the rest "
+        "running: after a part died, or to restart the metastore service",
+    )
+    again.add_argument(
+        "part",
+        help="postgres, metastore, master or worker-N (N from 1; make cluster-status lists them)",
+    )
+    again.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help="seconds to wait for the part to be ready (default %(default)s)",
+    )
     commands.add_parser("stop", help="stop every part of the cluster (says so when none runs)")
     commands.add_parser("status", help="what runs, with its URLs (exit 3 when nothing runs)")
     return parser
@@ -656,6 +739,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "start":
             start(args.workers, args.port_offset, args.worker_memory, args.timeout)
+            return 0
+        if args.command == "restart":
+            restart(args.part, args.timeout)
             return 0
         if args.command == "stop":
             stop()

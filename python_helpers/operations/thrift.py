@@ -174,6 +174,15 @@ def port_in_use(host: str, port: int) -> bool:
     return False
 
 
+def on_shared_metastore(files: ServerFiles) -> bool:
+    """Whether the server of ``files`` uses a metastore service (``start --cluster``) rather
+    than the lakehouse's embedded Derby, which it would hold against every other JVM."""
+    try:
+        return "spark.hadoop.hive.metastore.uris " in files.properties.read_text()
+    except FileNotFoundError:
+        return False
+
+
 def read_pid(files: ServerFiles) -> int | None:
     """The pid of the server started for ``files.port``; removes a stale pid file."""
     try:

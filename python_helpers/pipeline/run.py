@@ -100,21 +100,22 @@ class StepTimer:
         print(f"{seconds:7.1f} s" if not self.verbose else f"{label} {seconds:7.1f} s", flush=True)
 
 
-def _check_no_server_on_lakehouse() -> None:
-    """The embedded Derby metastore admits one JVM: refuse while a Thrift server holds it."""
+def check_no_server_on_lakehouse() -> None:
+    """The embedded Derby metastore admits one JVM: refuse while a Thrift server holds it (a
+    server on the cluster's shared metastore does not)."""
     folder = lakehouse_dir() / "thrift"
     if not folder.exists():
         return
-    from python_helpers.operations.thrift import ServerFiles, read_pid
+    from python_helpers.operations.thrift import ServerFiles, on_shared_metastore, read_pid
 
     for pid_file in folder.glob("thrift-*.pid"):
-        port = int(pid_file.stem.split("-", 1)[1])
-        pid = read_pid(ServerFiles(port))
-        if pid is not None:
+        files = ServerFiles(int(pid_file.stem.split("-", 1)[1]))
+        pid = read_pid(files)
+        if pid is not None and not on_shared_metastore(files):
             raise PipelineError(
-                f"a Spark Thrift Server (pid {pid}, port {port}) holds this lakehouse's "
+                f"a Spark Thrift Server (pid {pid}, port {files.port}) holds this lakehouse's "
                 f"metastore ({lakehouse_dir()}). Stop it first (make thrift-stop "
-                f"SPARK_THRIFT_PORT={port}), or set LAKEHOUSE_DIR to another folder."
+                f"SPARK_THRIFT_PORT={files.port}), or set LAKEHOUSE_DIR to another folder."
             )
 
 
@@ -177,15 +178,18 @@ def _local_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
     """The in-process lakehouse session; dbt's session target reuses it."""
     from pyspark import SparkContext
 
+    from python_helpers.operations.cluster import running_parts
     from python_helpers.runtime.session import lakehouse_session
 
-    _check_no_server_on_lakehouse()
-    running = SparkContext._active_spark_context is not None
-    if options.fresh and not running:
+    check_no_server_on_lakehouse()
+    # Never delete a metastore in use (a running session: tests, notebooks), nor the warehouse
+    # while this lakehouse's cluster runs (its metastore's tables live there too): drop the
+    # schema's tables instead.
+    wipe = options.fresh and SparkContext._active_spark_context is None and not running_parts()
+    if wipe:
         fresh_lakehouse()
     spark = lakehouse_session("scd2-lakehouse-pipeline")
-    # In a running session (tests, notebooks), never delete a live metastore: drop the tables.
-    return spark, _session_executor(spark, options, drop_tables=options.fresh and running)
+    return spark, _session_executor(spark, options, drop_tables=options.fresh and not wipe)
 
 
 def _session_executor(spark: SparkSession, options: PipelineOptions, drop_tables: bool) -> Executor:

@@ -28,7 +28,7 @@ class DbtStep:
     invocation_id: str
 
 
-def _failures(result: Any) -> list[str]:
+def failures(result: Any) -> list[str]:
     lines = []
     for node_result in getattr(result, "results", None) or []:
         status = str(getattr(node_result, "status", "")).lower()
@@ -61,7 +61,7 @@ def run_dbt(
     invocation_id = _invocation_id()
     step = DbtStep(tuple(args), seconds, res.result, invocation_id)
     if check and not res.success:
-        detail = "\n".join(_failures(res.result)) or f"  {res.exception!r}"
+        detail = "\n".join(failures(res.result)) or f"  {res.exception!r}"
         raise DbtStepError(f"dbt {' '.join(args)} failed:\n{detail}")
     return step
 

@@ -198,12 +198,15 @@ def spark_defaults_path() -> Path:
     return _site_dir("pyspark") / "conf" / "spark-defaults.conf"
 
 
-def write_spark_defaults() -> Path:
+def write_spark_defaults(path: Path | None = None) -> Path:
     """Render :func:`spark_conf` into pyspark's spark-defaults.conf (only when it changed).
 
     This is how the ``local`` dbt target (and ``dbt`` run by hand) gets the lakehouse
     configuration without flags: dbt-spark's session method starts Spark through pyspark's
     spark-submit, which reads this file, as does the Thrift server launcher.
+
+    ``path`` writes the same text elsewhere instead, e.g. a ``spark-defaults.conf`` in a
+    folder that ``SPARK_CONF_DIR`` names (:mod:`python_helpers.tooling.private_metastore`).
     """
     prepare_dirs()
     lines = [
@@ -212,7 +215,8 @@ def write_spark_defaults() -> Path:
     ]
     lines += [f"{key} {value}" for key, value in sorted(spark_conf().items())]
     text = "\n".join(lines) + "\n"
-    path = spark_defaults_path()
+    if path is None:
+        path = spark_defaults_path()
     if not path.exists() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)

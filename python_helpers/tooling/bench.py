@@ -151,6 +151,12 @@ for _name, _title, _module, _function in (
         "events_benchmark",
     ),
     (
+        "cluster",
+        "Day-2 snapshot on a 2-worker standalone cluster beside local",
+        "python_helpers.tooling.bench_cluster",
+        "cluster_benchmark",
+    ),
+    (
         "demo",
         "make demo: today against before the seed work",
         "python_helpers.tooling.bench_demo",
@@ -263,6 +269,12 @@ def main(argv: list[str] | None = None) -> int:
         help="events: comma-separated key counts of the table (default: 1000000)",
     )
     parser.add_argument(
+        "--cluster-rows",
+        type=int,
+        default=None,
+        help="cluster: keys of the day-2 snapshot on local and on the cluster (default: 1000000)",
+    )
+    parser.add_argument(
         "--output",
         type=Path,
         default=BENCHMARKS_FILE,
@@ -278,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.rows < 1:
         parser.error("--rows: must be at least 1")
-    for option in ("timestamp_size", "history_rows"):
+    for option in ("timestamp_size", "history_rows", "cluster_rows"):
         value = getattr(args, option)
         if value is not None and value < 1:
             parser.error(f"--{option.replace('_', '-')}: must be at least 1")

@@ -47,7 +47,7 @@ class SnapshotTiming:
     ctas: float
 
 
-def _project(
+def snapshot_project(
     root: Path, schema: str, spark: SparkSession, name: str, stock: bool, strategy: str = CHECK
 ):
     from python_helpers.tooling.scratch import ScratchProject
@@ -70,8 +70,12 @@ def time_size(
     label = "check" if strategy == CHECK else "timestamp"
     schema = f"bench_snapshot_{label}_{rows}"
     spark.sql(f"create schema if not exists {schema}")
-    ours = _project(scratch / f"ours-{label}-{rows}", schema, spark, "snap_ours", False, strategy)
-    stock = _project(scratch / f"stock-{label}-{rows}", schema, spark, "snap_stock", True, strategy)
+    ours = snapshot_project(
+        scratch / f"ours-{label}-{rows}", schema, spark, "snap_ours", False, strategy
+    )
+    stock = snapshot_project(
+        scratch / f"stock-{label}-{rows}", schema, spark, "snap_stock", True, strategy
+    )
     spec = GeneratorSpec(rows, rows, 5, 10, 0.2, 0.4, 0.4)
 
     write_tables(generate_day(spark, spec, 1), schema)
@@ -143,8 +147,8 @@ def history_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Pa
     measured = sorted(set(getattr(args, "history_days", None) or DEFAULT_HISTORY_DAYS))
     schema = f"bench_history_{rows}"
     spark.sql(f"create schema if not exists {schema}")
-    ours = _project(scratch / "ours", schema, spark, "snap_ours", stock=False)
-    stock = _project(scratch / "stock", schema, spark, "snap_stock", stock=True)
+    ours = snapshot_project(scratch / "ours", schema, spark, "snap_ours", stock=False)
+    stock = snapshot_project(scratch / "stock", schema, spark, "snap_stock", stock=True)
     spec = GeneratorSpec(rows, rows, 5, 10, 0.2, 0.4, 0.4)
     times: dict[int, tuple[float, float, int, int]] = {}
     for day in range(1, measured[-1] + 1):
