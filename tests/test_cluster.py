@@ -3,8 +3,8 @@
 The slow tests share one cluster (PostgreSQL, the metastore service, a master and two workers)
 that the module starts on ports no other process uses, in a lakehouse of its own, and stops:
 
-1. the pipeline reconciles on the cluster beside a second application; a Thrift server on the
-   cluster reads its tables;
+1. three applications at once: a Thrift server on the cluster, the pipeline (reconciled) and a
+   second JVM committing to its own table; the server reads the tables of both;
 2. a worker killed during a snapshot's merge: the run completes (Spark re-runs the lost tasks
    on the other worker) or fails with nothing written; the next run completes the day; no
    version is lost or duplicated; ``restart worker-N`` brings the worker back;
@@ -162,7 +162,7 @@ def cluster() -> Iterator[Cluster]:
     lakehouse = Path(tempfile.mkdtemp(prefix="scd2-cluster-"))
     lakehouse.chmod(0o755)
     offset = _free_offset(2)
-    started = _cli(lakehouse, "start", "--port-offset", str(offset), "--worker-memory", "2g")
+    started = _cli(lakehouse, "start", "--port-offset", str(offset))
     pids: list[int] = []
     try:
         assert started.returncode == 0, started.stdout + started.stderr
@@ -179,30 +179,12 @@ def cluster() -> Iterator[Cluster]:
 
 
 @pytest.mark.slow
-def test_pipeline_on_the_cluster_beside_a_second_application(cluster: Cluster) -> None:
-    """The pipeline reconciles on the cluster target while another JVM commits to its own
-    Iceberg table through the same metastore; a Thrift server on the cluster then reads the
-    pipeline's tables; a second start is refused."""
+def test_pipeline_beside_a_thrift_server_and_a_second_application(cluster: Cluster) -> None:
+    """Three applications of the cluster at once, on the same metastore: a Thrift server, the
+    pipeline on the cluster target (reconciled), and another JVM committing to its own Iceberg
+    table; the server then reads the pipeline's tables. A second start is refused."""
     again = cluster.cli("start", "--port-offset", str(cluster.offset))
     assert again.returncode == 1 and "already runs" in again.stderr, again.stderr
-    cluster_driver = [sys.executable, "-m", "tests.cluster_driver"]
-    project = cluster.lakehouse / "project"
-    pipeline = subprocess.Popen(
-        [*cluster_driver, "pipeline", "--project", str(project), "--schema", "piped"],
-        env=cluster.env, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True,
-    )  # fmt: skip
-    client = cluster.run(
-        [*cluster_driver, "client", "--project", str(cluster.lakehouse), "--schema", "second_app"]
-    )
-    out, _ = pipeline.communicate(timeout=TIMEOUT)
-    assert pipeline.returncode == 0, out[-4000:]
-    assert "every reconciliation OK" in out, out[-4000:]
-    assert client.returncode == 0, client.stdout[-3000:] + client.stderr[-3000:]
-    master = f"spark://127.0.0.1:{7077 + cluster.offset}"
-    assert f"RESULT client rows=500 snapshots=5 master={master}" in client.stdout
-    # The Thrift server as a third application of the cluster, on the same metastore: it sees
-    # the pipeline's tables.
     thrift_port = next(p for p in range(10300, 10400) if not port_in_use("127.0.0.1", p))
     thrift = [sys.executable, "-m", "python_helpers.operations.thrift"]
     server = subprocess.run(
@@ -213,8 +195,28 @@ def test_pipeline_on_the_cluster_beside_a_second_application(cluster: Cluster) -
         assert server.returncode == 0, server.stdout + server.stderr
         connection = hive.connect(host="127.0.0.1", port=thrift_port, username="test")
         cursor = connection.cursor()
+        cursor.execute("select count(*) from range(10)")  # the server now holds its executor
+        assert cursor.fetchall() == [(10,)]
+        cluster_driver = [sys.executable, "-m", "tests.cluster_driver"]
+        project = cluster.lakehouse / "project"
+        pipeline = subprocess.Popen(
+            [*cluster_driver, "pipeline", "--project", str(project), "--schema", "piped"],
+            env=cluster.env, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True,
+        )  # fmt: skip
+        client = cluster.run(
+            [*cluster_driver, "client", "--project", str(cluster.lakehouse), "--schema", "app2"]
+        )
+        out, _ = pipeline.communicate(timeout=TIMEOUT)
+        assert pipeline.returncode == 0, out[-4000:]
+        assert "every reconciliation OK" in out, out[-4000:]
+        assert client.returncode == 0, client.stdout[-3000:] + client.stderr[-3000:]
+        master = f"spark://127.0.0.1:{7077 + cluster.offset}"
+        assert f"RESULT client rows=500 snapshots=5 master={master}" in client.stdout
         cursor.execute("select count(*) from piped.cdc_check_snapshot where dbt_valid_to is null")
         assert cursor.fetchall() == [(300,)]  # day 2's 300 keys, one open version each
+        cursor.execute("select count(*) from app2.client_rows")
+        assert cursor.fetchall() == [(500,)]
         connection.close()
     finally:
         subprocess.run(
@@ -223,9 +225,8 @@ def test_pipeline_on_the_cluster_beside_a_second_application(cluster: Cluster) -
         )  # fmt: skip
     status = cluster.cli("status")
     assert status.returncode == 0 and "NOT RUNNING" not in status.stdout, status.stdout
-    assert (
-        len(re.findall(r"pid (\d+): running", status.stdout)) == 4
-    )  # metastore, master, 2 workers
+    # metastore, master, two workers
+    assert len(re.findall(r"pid (\d+): running", status.stdout)) == 4
 
 
 # --- faults ---------------------------------------------------------------------------------

@@ -7,8 +7,8 @@
    once (Derby admits one JVM);
 2. a Hive metastore service (``HiveMetaStore`` from pyspark's own jars) over it, with the lock
    tables Iceberg's Hive catalog needs to lock a table during its commit;
-3. a Spark standalone master and ``--workers`` workers (one core each, each starting its own
-   executor JVM), from pyspark's distribution.
+3. a Spark standalone master and ``--workers`` workers (``--worker-cores`` task slots each;
+   each application gets an executor JVM of its own), from pyspark's distribution.
 
 Logs, pids and the state of a running cluster live in ``$LAKEHOUSE_DIR/cluster/``. A second
 ``start`` is refused while any part runs; ``stop`` stops them in reverse order (SIGTERM, then
@@ -46,7 +46,13 @@ from python_helpers.runtime.lakehouse import lakehouse_dir, prepare_dirs, wareho
 
 HOST = "127.0.0.1"
 DEFAULT_WORKERS = 2
-DEFAULT_WORKER_MEMORY = "3g"
+DEFAULT_WORKER_MEMORY = "4g"
+# Task slots per worker. Each application holds its executor's core for as long as it runs (no
+# dynamic allocation), so two workers of one core each would admit two applications: a Thrift
+# server and a notebook would leave dbt waiting for resources. Two slots per worker admit four
+# one-core applications at once on this two-core machine (oversubscribed on purpose: they
+# mostly wait on each other's I/O and the metastore, not all compute at once).
+DEFAULT_WORKER_CORES = 2
 DEFAULT_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
 EXIT_NOT_RUNNING = 3
@@ -155,6 +161,7 @@ class ClusterState:
     ports: ClusterPorts
     pids: dict[str, int]
     worker_memory: str
+    worker_cores: int = DEFAULT_WORKER_CORES
 
     @property
     def master_url(self) -> str:
@@ -182,7 +189,12 @@ def read_state() -> ClusterState | None:
         raise ClusterError(f"{state_file()} is unreadable ({exc}); remove it and start again")
     ports = raw["ports"]
     ports["workers"] = tuple(tuple(pair) for pair in ports["workers"])
-    return ClusterState(ClusterPorts(**ports), raw["pids"], raw["worker_memory"])
+    return ClusterState(
+        ClusterPorts(**ports),
+        raw["pids"],
+        raw["worker_memory"],
+        raw.get("worker_cores", DEFAULT_WORKER_CORES),
+    )
 
 
 def _write_state(state: ClusterState) -> None:
@@ -459,6 +471,7 @@ def start(
     port_offset: int = 0,
     worker_memory: str = DEFAULT_WORKER_MEMORY,
     timeout: float = DEFAULT_TIMEOUT,
+    worker_cores: int = DEFAULT_WORKER_CORES,
     say: bool = True,
 ) -> ClusterState:
     """Start PostgreSQL, the metastore service, the master and the workers; raise on failure
@@ -479,7 +492,9 @@ def start(
     prepare_dirs()
     cluster_dir().mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + timeout
-    state = ClusterState(ports, {}, worker_memory)
+    if worker_cores < 1:
+        raise ClusterUsageError(f"--worker-cores: at least 1, got {worker_cores}")
+    state = ClusterState(ports, {}, worker_memory, worker_cores)
     try:
         for part in _part_names(state):
             _start_part(state, part, deadline, wait=not part.startswith("worker-"))
@@ -600,7 +615,7 @@ def _start_part(state: ClusterState, part: str, deadline: float, wait: bool) -> 
             "--webui-port",
             str(ui),
             "--cores",
-            "1",
+            str(state.worker_cores),
             "--memory",
             state.worker_memory,
             "--work-dir",
@@ -694,7 +709,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers",
         type=int,
         default=DEFAULT_WORKERS,
-        help="Spark workers, one core and one executor JVM each (default %(default)s)",
+        help="Spark workers; each starts an executor JVM per application (default %(default)s)",
+    )
+    begin.add_argument(
+        "--worker-cores",
+        type=int,
+        default=DEFAULT_WORKER_CORES,
+        help="task slots each worker offers (default %(default)s): each application on the "
+        "cluster holds one (spark.cores.max) while it runs, so workers x cores is how many "
+        "run at once",
     )
     begin.add_argument(
         "--worker-memory",
@@ -738,7 +761,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "start":
-            start(args.workers, args.port_offset, args.worker_memory, args.timeout)
+            start(
+                args.workers,
+                args.port_offset,
+                args.worker_memory,
+                args.timeout,
+                worker_cores=args.worker_cores,
+            )
             return 0
         if args.command == "restart":
             restart(args.part, args.timeout)

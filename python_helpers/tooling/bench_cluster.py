@@ -77,7 +77,8 @@ def cluster_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Pa
             for port in ClusterPorts.for_offset(offset, WORKERS).all()
         )
     )
-    start(workers=WORKERS, port_offset=offset, worker_memory="3g", say=False)
+    # One slot per worker: the cluster gets the machine's two cores, as local[2] does.
+    start(workers=WORKERS, port_offset=offset, worker_memory="3g", worker_cores=1, say=False)
     try:
         driver = subprocess.run(
             [
