@@ -11,7 +11,7 @@ export LAKEHOUSE_DIR
 .PHONY: cluster-packages setup demo test lint bench clean help thrift-start thrift-stop thrift-status cluster-start cluster-restart cluster-stop cluster-status
 
 help:  ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 setup: $(STAMP) cluster-packages  ## create .venv, install pinned deps, provision Iceberg jars, write Spark config and placeholder seeds
 	@$(BIN)/python -m python_helpers.runtime.lakehouse --provision --write-defaults

@@ -55,6 +55,12 @@ UPDATED = "id % 10 = 0"
 DELETED = "id % 50 = 1"
 
 
+# The fault scenarios (a run or a worker killed during the merge): day 2's merge of this many
+# keys runs for 10 s or more, and the kill comes this many seconds after it is logged.
+KILL_ROWS = 20_000
+KILL_DELAY = 2.0
+
+
 def expected_changes(rows: int) -> dict[str, int]:
     updated = len(range(0, rows, 10))
     deleted = len(range(1, rows, 50))
@@ -87,6 +93,39 @@ def write_day2(spark: SparkSession, schema: str, rows: int) -> None:
         {_source_sql(rows, rows + rows // 20, "cast(id as double)")}
     """
     spark.sql(f"create or replace table {schema}.{SOURCE} using iceberg as {day2}")
+
+
+def expected_counts(rows: int) -> dict[str, int]:
+    """version_counts()'s DATA_COUNTS once day 2 is done, after day 1 of ``rows`` keys."""
+    expected = expected_changes(rows)
+    versions = rows + expected["updated"] + expected["inserted"]
+    open_versions = rows - expected["deleted"] + expected["inserted"]
+    return {
+        "versions": versions,
+        "open_versions": open_versions,
+        "keys": rows + expected["inserted"],
+        "open_keys": open_versions,  # one open version per key
+        "scd_ids": versions,  # no duplicated version
+        "inserted_by_day1": rows,  # day 1's versions all kept
+        "closed_deleted": expected["deleted"],
+        "closed_updated": expected["updated"],
+        "open_vs_source_mismatch": 0,  # open versions = day 2's source, row for row
+    }
+
+
+def run_counts(spark: SparkSession, table: str, runs: list[str]) -> dict[str, dict[str, int]]:
+    """Per run (invocation id): the versions it inserted and those it closed."""
+    counts = {}
+    for run in runs:
+        row = spark.sql(
+            f"""
+            select count_if(audit_insert_process_id = '{run}') as inserted,
+                count_if(audit_update_process_id = '{run}') as closed
+            from {table}
+            """
+        ).first()
+        counts[run] = row.asDict()
+    return counts
 
 
 def table_state(spark: SparkSession, table: str) -> dict[str, Any]:
@@ -173,7 +212,8 @@ def _session(command: str, target: str) -> SparkSession:
     from python_helpers.operations.cluster import client_conf, read_state
 
     state = read_state()
-    assert state is not None, "--target cluster: no cluster runs for this LAKEHOUSE_DIR"
+    if state is None:
+        raise SystemExit("--target cluster: no cluster runs for this LAKEHOUSE_DIR")
     # dbt's cluster target (profiles.yml) reuses this session and reads where the cluster is.
     os.environ.update(
         DBT_TARGET="cluster",
@@ -185,23 +225,39 @@ def _session(command: str, target: str) -> SparkSession:
 
 def _snapshot(project: ScratchProject) -> dict[str, Any]:
     """One ``dbt snapshot``, whatever its outcome."""
-    step = project.dbt("snapshot", check=False)
+    try:
+        step = project.dbt("snapshot", check=False)
+    except Exception as exc:  # dbt failed outside its nodes: report it, as a node failure
+        return {"run": None, "ok": False, "error": repr(exc)}
     failed = failures(step.result)
     ok = bool(getattr(step.result, "results", None)) and not failed
-    return {"run": step.invocation_id, "ok": ok, "error": "\n".join(failed)}
+    error = "\n".join(failed) or ("" if ok else f"dbt reported no node results: {step.result!r}")
+    return {"run": step.invocation_id, "ok": ok, "error": error}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.reliability_driver")
     parser.add_argument("command", choices=("setup", "snapshot", "verify"))
-    parser.add_argument("--project", type=Path, required=True)
-    parser.add_argument("--schema", required=True)
-    parser.add_argument("--rows", type=int, default=40_000)
+    parser.add_argument("--project", type=Path, required=True, help="scratch project folder")
+    parser.add_argument("--schema", required=True, help="schema of the source and snapshot")
+    parser.add_argument("--rows", type=int, default=40_000, help="setup: day 1's keys")
     parser.add_argument("--state", type=Path, help="setup: where to write the state JSON")
     parser.add_argument("--snapshot", action="store_true", help="setup: then run day 2")
     parser.add_argument("--wait", action="store_true", help="setup: WAITING before day 2's run")
-    parser.add_argument("--target", choices=("local", "cluster"), default="local")
+    parser.add_argument(
+        "--target",
+        choices=("local", "cluster"),
+        default="local",
+        help="local: a local[2] session on LAKEHOUSE_DIR's Derby; cluster: a driver on the "
+        "running cluster of LAKEHOUSE_DIR (make cluster-start) and its shared metastore",
+    )
     parser.add_argument("--day1-run", default="", help="verify: invocation id of day 1's run")
+    parser.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        help="verify: also count the versions this run (invocation id) inserted and closed",
+    )
     args = parser.parse_args(argv)
 
     spark = _session(args.command, args.target)
@@ -245,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
             "rerun_seconds": rerun.seconds,
             "table_after_rerun": table_state(spark, f"{args.schema}.{SNAPSHOT}"),
             "counts": version_counts(spark, args.schema, args.day1_run, rerun.invocation_id),
+            "runs": run_counts(spark, f"{args.schema}.{SNAPSHOT}", args.run),
         }
     )
     return 0

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,18 +47,20 @@ from tests import reliability_driver as driver
 
 CLI = [sys.executable, "-m", "python_helpers.operations.cluster"]
 TIMEOUT = 900
-FAULT_ROWS = 20_000  # day 1's keys: day 2's merge runs for 10 s or more on one executor core
-KILL_DELAY = 2.0  # seconds after the merge statement is logged
 
 
-def test_the_cluster_target_sets_what_client_conf_sets() -> None:
+def test_the_cluster_target_sets_what_client_conf_sets(monkeypatch: pytest.MonkeyPatch) -> None:
     """profiles.yml's cluster target, with its env_var defaults, is client_conf of a cluster
-    on the default ports."""
+    on the default ports; the variables it reads are the ones the pipeline sets."""
+    monkeypatch.delenv("SCD2_CLUSTER_CORES", raising=False)
     profile = yaml.safe_load((PROJECT_ROOT / "profiles.yml").read_text())
     target = profile["scd2_lakehouse"]["outputs"]["cluster"]
     assert target["method"] == "session"
     default = re.compile(r"\{\{ env_var\('[A-Z0-9_]+', '([^']*)'\) \}\}")
-    settings = {k: default.sub(r"\1", str(v)) for k, v in target["server_side_parameters"].items()}
+    parameters = target["server_side_parameters"]
+    settings = {k: default.sub(r"\1", str(v)) for k, v in parameters.items()}
+    variables = set(re.findall(r"env_var\('([A-Z0-9_]+)'", json.dumps(parameters)))
+    assert variables == {"SCD2_CLUSTER_MASTER", "SCD2_CLUSTER_CORES", "SCD2_METASTORE_URI"}
     state = ClusterState(ClusterPorts.for_offset(0, 2), {}, "1g")
     assert settings == client_conf(state)
 
@@ -144,6 +147,18 @@ class Cluster:
             argv, env=self.env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=TIMEOUT
         )
 
+    def heal(self) -> None:
+        """Restart any part a failed test left down, so that the next test has the cluster."""
+        for name, pid in self.pids().items():
+            if not pid_alive(pid):
+                self.cli("restart", name)
+
+    def active_applications(self) -> int:
+        """Applications the master runs now (its web UI's JSON)."""
+        url = f"http://127.0.0.1:{8080 + self.offset}/json/"
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return len(json.load(answer)["activeapps"])
+
     def popen(self, argv: list[str], output: Path) -> subprocess.Popen[str]:
         """A driver whose stdin the test writes to (``WAITING``) and whose output goes to a file."""
         with output.open("w") as out:
@@ -182,43 +197,62 @@ def cluster() -> Iterator[Cluster]:
 def test_pipeline_beside_a_thrift_server_and_a_second_application(cluster: Cluster) -> None:
     """Three applications of the cluster at once, on the same metastore: a Thrift server, the
     pipeline on the cluster target (reconciled), and another JVM committing to its own Iceberg
-    table; the server then reads the pipeline's tables. A second start is refused."""
+    table; the server then reads the tables of both. A second start is refused."""
     again = cluster.cli("start", "--port-offset", str(cluster.offset))
     assert again.returncode == 1 and "already runs" in again.stderr, again.stderr
     thrift_port = next(p for p in range(10300, 10400) if not port_in_use("127.0.0.1", p))
     thrift = [sys.executable, "-m", "python_helpers.operations.thrift"]
-    server = subprocess.run(
-        [*thrift, "start", "--cluster", "--port", str(thrift_port)],
-        env=cluster.env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    cluster_driver = [sys.executable, "-m", "tests.cluster_driver"]
+    processes: list[subprocess.Popen[str]] = []
     try:
+        server = subprocess.run(
+            [*thrift, "start", "--cluster", "--port", str(thrift_port)],
+            env=cluster.env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
         assert server.returncode == 0, server.stdout + server.stderr
         connection = hive.connect(host="127.0.0.1", port=thrift_port, username="test")
         cursor = connection.cursor()
         cursor.execute("select count(*) from range(10)")  # the server now holds its executor
         assert cursor.fetchall() == [(10,)]
-        cluster_driver = [sys.executable, "-m", "tests.cluster_driver"]
         project = cluster.lakehouse / "project"
-        pipeline = subprocess.Popen(
-            [*cluster_driver, "pipeline", "--project", str(project), "--schema", "piped"],
-            env=cluster.env, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True,
-        )  # fmt: skip
-        client = cluster.run(
-            [*cluster_driver, "client", "--project", str(cluster.lakehouse), "--schema", "app2"]
+        for command in (
+            ["pipeline", "--project", str(project), "--schema", "piped"],
+            ["client", "--project", str(cluster.lakehouse), "--schema", "app2"],
+        ):
+            processes.append(
+                subprocess.Popen(
+                    [*cluster_driver, *command],
+                    env=cluster.env,
+                    cwd=PROJECT_ROOT,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                )
+            )
+        # Both drivers and the server hold executors at the same time.
+        most = 0
+        while all(process.poll() is None for process in processes) and most < 3:
+            most = max(most, cluster.active_applications())
+            time.sleep(0.5)
+        pipeline_out, client_out = (
+            process.communicate(timeout=TIMEOUT)[0] for process in processes
         )
-        out, _ = pipeline.communicate(timeout=TIMEOUT)
-        assert pipeline.returncode == 0, out[-4000:]
-        assert "every reconciliation OK" in out, out[-4000:]
-        assert client.returncode == 0, client.stdout[-3000:] + client.stderr[-3000:]
+        assert most == 3, f"at most {most} applications ran at once"
+        assert processes[0].returncode == 0, pipeline_out[-4000:]
+        assert "every reconciliation OK" in pipeline_out, pipeline_out[-4000:]
+        assert processes[1].returncode == 0, client_out[-4000:]
         master = f"spark://127.0.0.1:{7077 + cluster.offset}"
-        assert f"RESULT client rows=500 snapshots=5 master={master}" in client.stdout
+        assert f"RESULT client rows=500 snapshots=5 master={master}" in client_out
         cursor.execute("select count(*) from piped.cdc_check_snapshot where dbt_valid_to is null")
         assert cursor.fetchall() == [(300,)]  # day 2's 300 keys, one open version each
         cursor.execute("select count(*) from app2.client_rows")
         assert cursor.fetchall() == [(500,)]
         connection.close()
     finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=60)
         subprocess.run(
             [*thrift, "stop", "--port", str(thrift_port)],
             env=cluster.env, cwd=PROJECT_ROOT, capture_output=True, timeout=120,
@@ -255,10 +289,10 @@ def _wait_for(
         time.sleep(0.05)
 
 
-def _metadata_files(cluster: Cluster, schema: str) -> int:
-    """The table's Iceberg metadata files: one more per commit (read without a JVM)."""
+def _metadata_files(cluster: Cluster, schema: str) -> dict[Path, float]:
+    """The table's Iceberg metadata files (one more per commit) and when each was written."""
     folder = cluster.lakehouse / "warehouse" / f"{schema}.db" / driver.SNAPSHOT / "metadata"
-    return len(list(folder.glob("*.metadata.json")))
+    return {path: path.stat().st_mtime for path in folder.glob("*.metadata.json")}
 
 
 def _executor_host(cluster: Cluster) -> str:
@@ -277,40 +311,43 @@ def _executor_host(cluster: Cluster) -> str:
     pytest.fail(f"no executor runs under any worker of {cluster.pids()}")
 
 
-def _expected_counts(rows: int) -> dict[str, int]:
-    """Day 2's versions after day 1 of ``rows`` keys, as in test_reliability's killed run."""
-    expected = driver.expected_changes(rows)
-    versions = rows + expected["updated"] + expected["inserted"]
-    open_versions = rows - expected["deleted"] + expected["inserted"]
-    return {
-        "versions": versions,
-        "open_versions": open_versions,
-        "keys": rows + expected["inserted"],
-        "open_keys": open_versions,  # one open version per key
-        "scd_ids": versions,  # no duplicated version
-        "inserted_by_day1": rows,  # day 1's versions all kept
-        "closed_deleted": expected["deleted"],
-        "closed_updated": expected["updated"],
-        "open_vs_source_mismatch": 0,  # open versions = day 2's source, row for row
-    }
-
-
-def _verify(cluster: Cluster, project: Path, schema: str, day1_run: str) -> dict[str, Any]:
+def _verify(
+    cluster: Cluster, project: Path, schema: str, day1_run: str, *runs: str
+) -> dict[str, Any]:
     """The table as the faulty step left it; then day 2's snapshot again (nothing to do when
-    the day was done) and the counts of versions."""
-    done = cluster.run(cluster.reliability("verify", project, schema, "--day1-run", day1_run))
+    the day was done) and the counts of versions, also those of ``runs``."""
+    argv = cluster.reliability("verify", project, schema, "--day1-run", day1_run)
+    for run in runs:
+        argv += ["--run", run]
+    done = cluster.run(argv)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
     return _results(done.stdout)
 
 
+def _assert_day2_done_by(after: dict[str, Any], run: str) -> None:
+    """Day 2's changes are ``run``'s, each once; the verify run after it found nothing to do."""
+    expected = driver.expected_changes(driver.KILL_ROWS)
+    assert after["runs"][run] == {
+        "inserted": expected["updated"] + expected["inserted"],
+        "closed": expected["updated"] + expected["deleted"],
+    }
+    counts = after["counts"]
+    assert (counts["inserted_by_rerun"], counts["closed_by_rerun"]) == (0, 0)
+    assert after["table_after_rerun"]["row_hash"] == after["table_after_kill"]["row_hash"]
+
+
+def _data_counts(after: dict[str, Any]) -> dict[str, int]:
+    return {k: after["counts"][k] for k in driver.DATA_COUNTS}
+
+
 @pytest.mark.slow
 def test_worker_killed_during_a_snapshot_merge(cluster: Cluster, tmp_path: Path) -> None:
-    """Day 1 (FAULT_ROWS keys), then day 2's snapshot; KILL_DELAY s into its `merge into`, the
+    """Day 1 (KILL_ROWS keys), then day 2's snapshot; KILL_DELAY s into its `merge into`, the
     worker running the application's executor is SIGKILLed with its executor JVM."""
     project, schema = tmp_path / "project", "killed_worker"
     state_file, output = tmp_path / "state.json", tmp_path / "setup.out"
     argv = cluster.reliability(
-        "setup", project, schema, "--rows", str(FAULT_ROWS), "--state", str(state_file),
+        "setup", project, schema, "--rows", str(driver.KILL_ROWS), "--state", str(state_file),
         "--snapshot",
     )  # fmt: skip
     process = cluster.popen(argv, output)
@@ -318,7 +355,7 @@ def test_worker_killed_during_a_snapshot_merge(cluster: Cluster, tmp_path: Path)
     try:
         _wait_for(state_file.exists, process, "day 1 was done", output)
         before = json.loads(state_file.read_text())
-        commits_before = _metadata_files(cluster, schema)
+        metadata_before = _metadata_files(cluster, schema)
         dbt_log = project / "logs" / "dbt.log"
 
         def merging() -> bool:
@@ -327,39 +364,44 @@ def test_worker_killed_during_a_snapshot_merge(cluster: Cluster, tmp_path: Path)
                 return b"merge into" in log.read().lower()
 
         _wait_for(merging, process, "day 2's merge started", output)
-        time.sleep(KILL_DELAY)
+        time.sleep(driver.KILL_DELAY)
         victim = _executor_host(cluster)
-        committed_at_kill = _metadata_files(cluster, schema) - commits_before
+        killed_at = time.time()
         os.killpg(cluster.pids()[victim], signal.SIGKILL)  # the worker and its executor JVM
         process.wait(timeout=TIMEOUT)
+        # The worker comes back on its ports and registers with the master again.
+        restarted = cluster.cli("restart", victim)
+        assert restarted.returncode == 0, restarted.stdout + restarted.stderr
+        assert f"{victim}: restarted" in restarted.stdout
     finally:
         if process.poll() is None:
             process.kill()
             process.wait(timeout=60)
-    assert committed_at_kill == 0, (
+        cluster.heal()
+    commits = {
+        p: t for p, t in _metadata_files(cluster, schema).items() if p not in metadata_before
+    }
+    assert all(written > killed_at for written in commits.values()), (
         "the kill landed after the merge had committed: the scenario proved nothing; make the "
-        "merge longer (FAULT_ROWS) or KILL_DELAY shorter"
+        "merge longer (KILL_ROWS) or KILL_DELAY shorter"
     )
     text = output.read_text()
-    print(f"{victim} killed {KILL_DELAY:.1f} s into the merge; the run exited {process.returncode}")
+    print(
+        f"{victim} killed {driver.KILL_DELAY:.1f} s into the merge; "
+        f"the run exited {process.returncode}"
+    )
     # The driver saw its executor go (Spark logs the loss at ERROR, the level the session keeps).
     assert "Lost executor" in text, text[-5000:]
-    after = _verify(cluster, project, schema, before["day1_run"])
+    day2_run = _results(text).get("day2_run")
+    after = _verify(cluster, project, schema, before["day1_run"], *([day2_run] if day2_run else []))
     if process.returncode == 0:
-        # Spark re-ran the lost tasks on the other worker: day 2 done in one commit.
-        assert "day2_run" in _results(text)
-        assert (
-            after["table_after_kill"]["iceberg_snapshots"]
-            == before["table"]["iceberg_snapshots"] + 1
-        )
+        # Spark re-ran the lost tasks on the other worker: day 2 done by the run, in one commit.
+        assert day2_run and len(commits) == 1
+        _assert_day2_done_by(after, day2_run)
     else:
-        # Failed: nothing written, not even a commit.
-        assert after["table_after_kill"] == before["table"], text[-5000:]
-    assert {k: after["counts"][k] for k in driver.DATA_COUNTS} == _expected_counts(FAULT_ROWS)
-    # The worker comes back on its ports and registers with the master again.
-    restarted = cluster.cli("restart", victim)
-    assert restarted.returncode == 0, restarted.stdout + restarted.stderr
-    assert f"{victim}: restarted" in restarted.stdout
+        # Failed: nothing written, not even a commit; the next run did the day.
+        assert not commits and after["table_after_kill"] == before["table"], text[-5000:]
+    assert _data_counts(after) == driver.expected_counts(driver.KILL_ROWS)
     assert "NOT RUNNING" not in cluster.cli("status").stdout
 
 
@@ -367,15 +409,16 @@ def test_worker_killed_during_a_snapshot_merge(cluster: Cluster, tmp_path: Path)
 def test_metastore_restarted_between_two_runs(cluster: Cluster, tmp_path: Path) -> None:
     """One JVM: day 1's snapshot; the metastore service restarted; day 2's snapshot."""
     project, schema = tmp_path / "project", "metastore_restart"
-    rows = 2_000
     state_file, output = tmp_path / "state.json", tmp_path / "setup.out"
     argv = cluster.reliability(
-        "setup", project, schema, "--rows", str(rows), "--state", str(state_file),
+        "setup", project, schema, "--rows", str(driver.KILL_ROWS), "--state", str(state_file),
         "--snapshot", "--wait",
     )  # fmt: skip
     process = cluster.popen(argv, output)
     try:
         _wait_for(lambda: "WAITING" in output.read_text(), process, "day 1 was done", output)
+        unknown = cluster.cli("restart", "worker-9")
+        assert unknown.returncode == 2 and "no part 'worker-9'" in unknown.stderr, unknown.stderr
         old = cluster.pids()["metastore"]
         restarted = cluster.cli("restart", "metastore")
         assert restarted.returncode == 0, restarted.stdout + restarted.stderr
@@ -388,27 +431,24 @@ def test_metastore_restarted_between_two_runs(cluster: Cluster, tmp_path: Path) 
         if process.poll() is None:
             process.kill()
             process.wait(timeout=60)
+        cluster.heal()
     text = output.read_text()
     assert process.returncode == 0, text[-5000:]
     results = _results(text)
-    assert "day2_run" in results
-    after = _verify(cluster, project, schema, results["day1_run"])
-    assert {k: after["counts"][k] for k in driver.DATA_COUNTS} == _expected_counts(rows)
-    # Day 2's versions are the run's own (the verify run after it found nothing to do).
-    assert (
-        after["table_after_kill"]["iceberg_snapshots"] == results["table"]["iceberg_snapshots"] + 1
-    )
+    after = _verify(cluster, project, schema, results["day1_run"], results["day2_run"])
+    _assert_day2_done_by(after, results["day2_run"])
+    assert _data_counts(after) == driver.expected_counts(driver.KILL_ROWS)
 
 
 @pytest.mark.slow
 def test_two_snapshot_runs_of_one_table_at_once(cluster: Cluster, tmp_path: Path) -> None:
-    """Day 1 (FAULT_ROWS keys) and day 2's source; then day 2's snapshot from two JVMs, released
+    """Day 1 (KILL_ROWS keys) and day 2's source; then day 2's snapshot from two JVMs, released
     together once both are up."""
     project, schema = tmp_path / "project", "two_runs"
     state_file = tmp_path / "state.json"
     setup = cluster.run(
         cluster.reliability(
-            "setup", project, schema, "--rows", str(FAULT_ROWS), "--state", str(state_file)
+            "setup", project, schema, "--rows", str(driver.KILL_ROWS), "--state", str(state_file)
         )
     )
     assert setup.returncode == 0, setup.stdout[-5000:] + setup.stderr[-5000:]
@@ -435,17 +475,19 @@ def test_two_snapshot_runs_of_one_table_at_once(cluster: Cluster, tmp_path: Path
     texts = [o.read_text() for o in outputs]
     assert [p.returncode for p in runs] == [0, 0], texts
     results = [_results(t) for t in texts]
-    succeeded = [r for r in results if r["ok"]]
     print("two runs at once:", [(r["ok"], r["error"][:300]) for r in results])
-    assert succeeded, results
-    for failed in (r for r in results if not r["ok"]):
+    failed = [r for r in results if not r["ok"]]
+    for run in failed:
         # Iceberg's optimistic commit: the second commit finds the files it rewrote replaced.
-        assert re.search(r"ValidationException|CommitFailedException|conflict", failed["error"]), (
-            failed
-        )
-    after = _verify(cluster, project, schema, before["day1_run"])
-    # One commit per successful run; the failed one wrote nothing.
-    assert after["table_after_kill"]["iceberg_snapshots"] == before["table"][
-        "iceberg_snapshots"
-    ] + len(succeeded)
-    assert {k: after["counts"][k] for k in driver.DATA_COUNTS} == _expected_counts(FAULT_ROWS)
+        assert re.search(r"ValidationException|CommitFailedException", run["error"]), run
+    after = _verify(cluster, project, schema, before["day1_run"], *(r["run"] for r in results))
+    # Exactly one run did day 2; the other wrote nothing (failed), or found nothing left to do
+    # and recorded an empty commit.
+    done_by = [r["run"] for r in results if after["runs"][r["run"]]["inserted"]]
+    assert len(done_by) == 1, after["runs"]
+    _assert_day2_done_by(after, done_by[0])
+    other = next(r for r in results if r["run"] != done_by[0])
+    assert after["runs"][other["run"]] == {"inserted": 0, "closed": 0}
+    commits = after["table_after_kill"]["iceberg_snapshots"] - before["table"]["iceberg_snapshots"]
+    assert commits == (1 if failed else 2)
+    assert _data_counts(after) == driver.expected_counts(driver.KILL_ROWS)

@@ -1,4 +1,4 @@
-"""Start, stop and inspect a Spark standalone cluster and a shared metastore on this machine.
+"""Start, stop, restart and inspect a Spark standalone cluster and a shared metastore here.
 
 ``start`` brings up, in order, each bound to loopback where the program allows it:
 
@@ -12,7 +12,8 @@
 
 Logs, pids and the state of a running cluster live in ``$LAKEHOUSE_DIR/cluster/``. A second
 ``start`` is refused while any part runs; ``stop`` stops them in reverse order (SIGTERM, then
-SIGKILL) and says what it did; ``status`` exits 3 when nothing runs.
+SIGKILL) and says what it did; ``restart PART`` brings one part back on its ports while the
+rest runs; ``status`` exits 3 when nothing runs.
 
 Sessions on the cluster: :func:`client_conf` (the ``cluster`` target of ``profiles.yml`` sets
 the same through ``server_side_parameters``). docs/cluster.md has the rest.
@@ -35,6 +36,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from python_helpers.operations.thrift import (
+    ThriftStopError,
     ThriftUsageError,
     log_tail,
     pid_alive,
@@ -183,18 +185,20 @@ def state_file() -> Path:
 def read_state() -> ClusterState | None:
     try:
         raw = json.loads(state_file().read_text())
+        ports = raw["ports"]
+        ports["workers"] = tuple(tuple(pair) for pair in ports["workers"])
+        return ClusterState(
+            ClusterPorts(**ports),
+            raw["pids"],
+            raw["worker_memory"],
+            raw.get("worker_cores", DEFAULT_WORKER_CORES),
+        )
     except FileNotFoundError:
         return None
-    except (ValueError, KeyError) as exc:
-        raise ClusterError(f"{state_file()} is unreadable ({exc}); remove it and start again")
-    ports = raw["ports"]
-    ports["workers"] = tuple(tuple(pair) for pair in ports["workers"])
-    return ClusterState(
-        ClusterPorts(**ports),
-        raw["pids"],
-        raw["worker_memory"],
-        raw.get("worker_cores", DEFAULT_WORKER_CORES),
-    )
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ClusterError(
+            f"{state_file()} is unreadable ({exc!r}); stop what runs and start again"
+        ) from None
 
 
 def _write_state(state: ClusterState) -> None:
@@ -207,9 +211,13 @@ def client_conf(
     """Spark settings of a session on the cluster, beside the lakehouse's own: its master, the
     shared metastore (Iceberg's catalog too) with Iceberg's commit lock on, and at most
     ``cores`` cores (default ``$SCD2_CLUSTER_CORES`` or 1, as the cluster target of
-    profiles.yml), so that two applications (the Thrift server, a dbt session) run at once."""
+    profiles.yml), so that several applications (the Thrift server, a notebook, dbt) run at
+    once."""
     if cores is None:
-        cores = int(os.environ.get("SCD2_CLUSTER_CORES") or 1)
+        text = os.environ.get("SCD2_CLUSTER_CORES") or "1"
+        if not text.isdigit() or int(text) < 1:
+            raise ClusterUsageError(f"SCD2_CLUSTER_CORES must be a whole number >= 1, got {text!r}")
+        cores = int(text)
     return {
         "spark.master": state.master_url,
         "spark.cores.max": str(cores),
@@ -414,6 +422,8 @@ def _hive_site(ports: ClusterPorts) -> Path:
 
 def _launch(name: str, command: list[str], env: dict[str, str]) -> int:
     log = cluster_dir() / f"{name}.log"
+    if log.exists():  # a restart: the log of the run before says why the part went down
+        log.replace(log.with_name(f"{name}.log.1"))
     with log.open("w") as handle:
         handle.write(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n")
         handle.flush()
@@ -463,7 +473,7 @@ def _spark_env() -> dict[str, str]:
     }
 
 
-# --- the three commands -------------------------------------------------------------------
+# --- the commands -------------------------------------------------------------------
 
 
 def start(
@@ -478,6 +488,8 @@ def start(
     (stopping whatever this call started)."""
     if workers < 1:
         raise ClusterUsageError(f"--workers: at least 1, got {workers}")
+    if worker_cores < 1:
+        raise ClusterUsageError(f"--worker-cores: at least 1, got {worker_cores}")
     running = running_parts()
     if running:
         raise ClusterAlreadyRunningError(
@@ -492,8 +504,6 @@ def start(
     prepare_dirs()
     cluster_dir().mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + timeout
-    if worker_cores < 1:
-        raise ClusterUsageError(f"--worker-cores: at least 1, got {worker_cores}")
     state = ClusterState(ports, {}, worker_memory, worker_cores)
     try:
         for part in _part_names(state):
@@ -516,8 +526,10 @@ def restart(part: str, timeout: float = DEFAULT_TIMEOUT, say: bool = True) -> Cl
 
     For a part that died or was killed (a lost worker, a metastore restarted for maintenance)
     without stopping the rest: applications keep running, the metastore's clients reconnect,
-    a worker registers with the master again. A restarted master forgets running
-    applications; restart them too.
+    a worker registers with the master again. A restarted master does not know the
+    applications that ran before it (no recovery mode): start them again. The parts a part
+    needs (those before it in start order) must run. If the part does not come back, it is
+    stopped again and the error says so; its previous log is kept as ``<part>.log.1``.
     """
     state = read_state()
     if state is None:
@@ -527,17 +539,45 @@ def restart(part: str, timeout: float = DEFAULT_TIMEOUT, say: bool = True) -> Cl
     parts = _part_names(state)
     if part not in parts:
         raise ClusterUsageError(f"restart: no part {part!r}; the parts are {', '.join(parts)}")
-    if part == "postgres":
-        _postgres_stop()
-    elif pid_alive(state.pids.get(part, -1)):
-        terminate(state.pids[part], STOP_TIMEOUT)
-    _check_free(_part_ports(state.ports, part))
-    deadline = time.monotonic() + timeout
-    _start_part(state, part, deadline, wait=True)
+    down = [p for p in parts[: parts.index(part)] if not _part_running(state, p)]
+    if down:
+        raise ClusterError(
+            f"restart {part}: {', '.join(down)} not running, and {part} needs it: restart "
+            f"{down[0]} first, or the whole cluster (make cluster-stop cluster-start)"
+        )
+    pid = state.pids.get(part)
+    try:
+        if part == "postgres":
+            _postgres_stop()
+        elif pid is not None and pid_alive(pid):
+            terminate(pid, STOP_TIMEOUT)
+    except ThriftStopError as exc:
+        raise ClusterError(f"restart {part}: could not stop it: {exc}") from None
+    taken = [port for port in _part_ports(state.ports, part) if port_in_use(HOST, port)]
+    if taken:
+        raise ClusterAlreadyRunningError(
+            f"restart {part}: port(s) {', '.join(map(str, taken))} taken by another process "
+            f"since the cluster started; {part} is down. Stop that process and restart {part}"
+        )
+    try:
+        _start_part(state, part, time.monotonic() + timeout, wait=True)
+    except (ClusterError, KeyboardInterrupt, OSError):
+        new_pid = state.pids.get(part)
+        if part != "postgres" and new_pid is not None and new_pid != pid and pid_alive(new_pid):
+            with contextlib.suppress(ThriftStopError):
+                terminate(new_pid, STOP_TIMEOUT)
+        raise
     if say:
         print(f"{part}: restarted")
         print(describe(state))
     return state
+
+
+def _part_running(state: ClusterState, part: str) -> bool:
+    if part == "postgres":
+        return _postgres_running()
+    pid = state.pids.get(part)
+    return pid is not None and pid_alive(pid)
 
 
 def _check_free(ports: Sequence[int]) -> None:
@@ -639,6 +679,12 @@ def _wait_ready(state: ClusterState, part: str, deadline: float) -> None:
         _wait_log(part, pid, "Successfully registered with master", deadline)
 
 
+def has_metastore() -> bool:
+    """Whether this lakehouse has a cluster metastore (running or not): its tables' files are in
+    the warehouse too."""
+    return (cluster_dir() / "postgres" / "data" / "PG_VERSION").exists()
+
+
 def running_parts() -> list[str]:
     """The parts of this lakehouse's cluster that run (empty when none does)."""
     parts = []
@@ -659,7 +705,10 @@ def stop(say: bool = True) -> list[str]:
     if state is not None:
         for name, pid in reversed(list(state.pids.items())):
             if pid_alive(pid):
-                report.append(f"{name} (pid {pid}): {terminate(pid, STOP_TIMEOUT)}")
+                try:
+                    report.append(f"{name} (pid {pid}): {terminate(pid, STOP_TIMEOUT)}")
+                except ThriftStopError as exc:
+                    report.append(f"{name} (pid {pid}): NOT STOPPED: {exc}")
             else:
                 report.append(f"{name}: not running")
     report.append(_postgres_stop())
@@ -709,15 +758,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers",
         type=int,
         default=DEFAULT_WORKERS,
-        help="Spark workers; each starts an executor JVM per application (default %(default)s)",
+        help="Spark workers; an application's executors are JVMs each worker starts for it "
+        "(default %(default)s)",
     )
     begin.add_argument(
         "--worker-cores",
         type=int,
         default=DEFAULT_WORKER_CORES,
-        help="task slots each worker offers (default %(default)s): each application on the "
-        "cluster holds one (spark.cores.max) while it runs, so workers x cores is how many "
-        "run at once",
+        help="task slots each worker offers (default %(default)s): an application on the "
+        "cluster holds spark.cores.max of them (1 by default) while it runs; memory limits "
+        "too, at 2g per executor (--worker-memory)",
     )
     begin.add_argument(
         "--worker-memory",

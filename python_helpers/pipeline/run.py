@@ -178,14 +178,14 @@ def _local_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
     """The in-process lakehouse session; dbt's session target reuses it."""
     from pyspark import SparkContext
 
-    from python_helpers.operations.cluster import running_parts
+    from python_helpers.operations.cluster import has_metastore
     from python_helpers.runtime.session import lakehouse_session
 
     check_no_server_on_lakehouse()
     # Never delete a metastore in use (a running session: tests, notebooks), nor the warehouse
-    # while this lakehouse's cluster runs (its metastore's tables live there too): drop the
-    # schema's tables instead.
-    wipe = options.fresh and SparkContext._active_spark_context is None and not running_parts()
+    # of a lakehouse with a cluster metastore, running or stopped (its tables live there too):
+    # drop the schema's tables instead.
+    wipe = options.fresh and SparkContext._active_spark_context is None and not has_metastore()
     if wipe:
         fresh_lakehouse()
     spark = lakehouse_session("scd2-lakehouse-pipeline")

@@ -28,6 +28,10 @@ WORKERS = 2
 RESULT = "RESULT "
 
 
+class ClusterBenchError(RuntimeError):
+    """The cluster side of the benchmark could not run."""
+
+
 def measure_day2(spark: SparkSession, rows: int, scratch: Path, schema: str) -> dict[str, Any]:
     """Day 1 and day 2 of ``rows`` keys (the snapshot benchmark's data and snapshot): seconds
     of each day's ``dbt snapshot`` and of a CTAS copy of day 2's source."""
@@ -54,11 +58,30 @@ def measure_day2(spark: SparkSession, rows: int, scratch: Path, schema: str) -> 
 
 def cluster_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
     """BENCHMARKS.md body: the day-2 snapshot on ``local[2]`` and on a 2-worker cluster."""
-    from python_helpers.operations.cluster import ClusterPorts, start, stop
+    from python_helpers.operations.cluster import ClusterPorts, running_parts, start, stop
     from python_helpers.operations.thrift import port_in_use
     from python_helpers.runtime.lakehouse import PROJECT_ROOT, lakehouse_dir
 
     rows = getattr(args, "cluster_rows", None) or DEFAULT_ROWS
+    # Before the long local measurement: can a cluster start in this lakehouse, and where?
+    if running_parts():
+        raise ClusterBenchError(
+            f"a cluster already runs for {lakehouse_dir()}: the benchmark starts its own; stop "
+            "it (make cluster-stop) or bench on another --lakehouse-dir"
+        )
+    offset = next(
+        (
+            offset
+            for offset in range(300, 3000, 41)
+            if not any(
+                port_in_use("127.0.0.1", port)
+                for port in ClusterPorts.for_offset(offset, WORKERS).all()
+            )
+        ),
+        None,
+    )
+    if offset is None:
+        raise ClusterBenchError("no free block of ports for a cluster on 127.0.0.1")
     # Warm-up (JIT, class loading, dbt parse caches), not measured.
     measure_day2(spark, 1_000, scratch, "bench_cluster_warm_up")
     local = measure_day2(spark, rows, scratch, "bench_cluster_local")
@@ -69,14 +92,6 @@ def cluster_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Pa
     for folder in (scratch.parent, lakehouse_dir()):
         if folder == scratch.parent or scratch.parent in folder.parents:
             folder.chmod(0o755)
-    offset = next(
-        offset
-        for offset in range(300, 3000, 41)
-        if not any(
-            port_in_use("127.0.0.1", port)
-            for port in ClusterPorts.for_offset(offset, WORKERS).all()
-        )
-    )
     # One slot per worker: the cluster gets the machine's two cores, as local[2] does.
     start(workers=WORKERS, port_offset=offset, worker_memory="3g", worker_cores=1, say=False)
     try:
@@ -100,7 +115,7 @@ def cluster_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Pa
         stop(say=False)
     lines = [line for line in driver.stdout.splitlines() if line.startswith(RESULT)]
     if driver.returncode != 0 or not lines:
-        raise RuntimeError(
+        raise ClusterBenchError(
             f"the cluster side failed ({driver.returncode}):\n{driver.stdout[-3000:]}"
             f"{driver.stderr[-3000:]}"
         )
@@ -116,9 +131,10 @@ def _body(local: dict[str, Any], cluster: dict[str, Any]) -> str:
         "check strategy over all columns, hard deletes invalidated: the snapshot benchmark's "
         "setup) with this project's macros, on the `local` target and on the `cluster` "
         f"target, one after the other in one run; then a CTAS copy of day 2's source on each. "
-        f"The cluster: {WORKERS} workers of one core and one executor each (2 GiB), a "
-        "standalone master, the Hive metastore service over PostgreSQL, all on this machine "
-        "(`make cluster-start`); the driver is a process of its own. Seconds, wall time.",
+        f"The cluster: {WORKERS} workers of one task slot each, so one executor (2 GiB) each, "
+        "a standalone master, the Hive metastore service over PostgreSQL, all on this machine "
+        '(`make cluster-start CLUSTER_ARGS="--worker-cores 1"`); the driver is a process of '
+        "its own. Seconds, wall time.",
         "",
         "| target | Spark | day 2 snapshot (s) | CTAS copy (s) | snapshot / CTAS "
         "| day 1 snapshot (s) | versions after day 2 |",

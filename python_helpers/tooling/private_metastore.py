@@ -88,7 +88,14 @@ def prepare_private_lakehouse(root: Path) -> dict[str, str]:
     # so that a caller in the same process keeps its own lakehouse.
     with _environment_variable("LAKEHOUSE_DIR", str(root)):
         write_spark_defaults(conf_dir / DEFAULTS_NAME)
-    return {**os.environ, "LAKEHOUSE_DIR": str(root), "SPARK_CONF_DIR": str(conf_dir)}
+    return {
+        **os.environ,
+        "LAKEHOUSE_DIR": str(root),
+        "SPARK_CONF_DIR": str(conf_dir),
+        # dbt's own outputs too: the project's target/ and logs/ may be in use by another run.
+        "DBT_TARGET_PATH": str(root / "target"),
+        "DBT_LOG_PATH": str(root / "logs"),
+    }
 
 
 def _wait(process: subprocess.Popen[bytes]) -> int:
