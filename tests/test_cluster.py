@@ -20,6 +20,7 @@ tests/test_reliability.py.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -109,6 +110,27 @@ def test_local_pipeline_refuses_only_a_server_holding_derby(
     finally:
         stand_in.kill()
         stand_in.wait()
+
+
+def test_pipeline_refuses_a_cluster_that_is_not_up(tmp_path: Path) -> None:
+    """A cluster.json left behind by a cluster that died (a reboot): the pipeline says which
+    parts are down, before it starts Spark, instead of waiting for a dead master."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    state = ClusterState(ClusterPorts.for_offset(1900, 2), {}, "1g")
+    pids = {name: dead.pid for name in ("metastore", "master", "worker-1", "worker-2")}
+    (tmp_path / "cluster").mkdir()
+    (tmp_path / "cluster" / "cluster.json").write_text(
+        json.dumps({**dataclasses.asdict(state), "pids": pids})
+    )
+    env = {**os.environ, "LAKEHOUSE_DIR": str(tmp_path), "PYTHONPATH": str(PROJECT_ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "python_helpers.pipeline", "--target", "cluster"],
+        env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "is not all up (down: postgres, metastore, master)" in done.stderr, done.stderr
+    assert "Setting default log level" not in done.stderr  # Spark's first words: no JVM
 
 
 def _free_offset(workers: int) -> int:

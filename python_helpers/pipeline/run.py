@@ -209,16 +209,31 @@ def _cluster_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
     """A session on the running standalone cluster and its shared metastore (make
     cluster-start); dbt's cluster target reuses it. Tables of the schema are dropped, never
     the warehouse: other sessions share it."""
-    from python_helpers.operations.cluster import client_conf, read_state
+    from python_helpers.operations.cluster import (
+        ClusterError,
+        client_conf,
+        read_state,
+        running_parts,
+    )
     from python_helpers.runtime.session import lakehouse_session
 
-    state = read_state()
+    try:
+        state, running = read_state(), running_parts()
+        conf = client_conf(state) if state is not None else {}
+    except ClusterError as exc:
+        raise PipelineError(f"--target cluster: {exc}") from None
     if state is None:
         raise PipelineError(
             f"--target cluster: no cluster runs for {lakehouse_dir()}. Start one: make "
             "cluster-start (python -m python_helpers.operations.cluster start)"
         )
-    conf = client_conf(state)
+    down = [part for part in ("postgres", "metastore", "master") if part not in running]
+    if down or not any(part.startswith("worker-") for part in running):
+        raise PipelineError(
+            f"--target cluster: the cluster of {lakehouse_dir()} is not all up (down: "
+            f"{', '.join(down) or 'every worker'}). make cluster-status says what runs; "
+            "make cluster-restart PART=... or make cluster-stop cluster-start"
+        )
     spark = lakehouse_session("scd2-lakehouse-pipeline", state.master_url, conf)
     # dbt's cluster target (profiles.yml) reads where the cluster is from these.
     os.environ["SCD2_CLUSTER_MASTER"] = state.master_url
