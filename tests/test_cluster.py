@@ -45,6 +45,7 @@ from python_helpers.operations.thrift import SERVER_CLASS, ServerFiles, pid_aliv
 from python_helpers.pipeline.run import PipelineError, check_no_server_on_lakehouse
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 from tests import reliability_driver as driver
+from tests.subprocess_helpers import results, wait_for
 
 CLI = [sys.executable, "-m", "python_helpers.operations.cluster"]
 TIMEOUT = 900
@@ -289,26 +290,17 @@ def test_pipeline_beside_a_thrift_server_and_a_second_application(cluster: Clust
 
 
 def _results(output: str) -> dict[str, Any]:
+    """The driver's RESULT lines, merged into one dict."""
     merged: dict[str, Any] = {}
-    for line in output.splitlines():
-        if line.startswith("RESULT "):
-            merged.update(json.loads(line[7:]))
+    for result in results(output):
+        merged.update(result)
     return merged
 
 
 def _wait_for(
     condition: Callable[[], bool], process: subprocess.Popen[str], what: str, output: Path
 ) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        if process.poll() is not None:
-            pytest.fail(
-                f"the driver exited ({process.returncode}) before {what}:\n"
-                + output.read_text()[-5000:]
-            )
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.05)
+    wait_for(condition, process, what, output, TIMEOUT)
 
 
 def _metadata_files(cluster: Cluster, schema: str) -> dict[Path, float]:

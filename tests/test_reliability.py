@@ -46,6 +46,7 @@ from python_helpers.runtime.lakehouse import PROJECT_ROOT
 from python_helpers.tooling.scratch import ScratchProject
 from tests import reliability_driver as driver
 from tests.snapshot_helpers import assert_closed, assert_open, history
+from tests.subprocess_helpers import results, wait_for
 
 SCD2_TESTS = (
     "scd2_one_open_version_per_key",
@@ -397,22 +398,13 @@ def _driver(
 
 
 def _results(output: str) -> list[dict[str, Any]]:
-    return [json.loads(line[7:]) for line in output.splitlines() if line.startswith("RESULT ")]
+    return results(output)
 
 
 def _wait_for(
     condition: Callable[[], bool], process: subprocess.Popen, what: str, output: Path
 ) -> None:
-    deadline = time.monotonic() + SUBPROCESS_TIMEOUT
-    while not condition():
-        if process.poll() is not None:
-            pytest.fail(
-                f"the driver exited ({process.returncode}) before {what}:\n"
-                + output.read_text()[-5000:]
-            )
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.05)
+    wait_for(condition, process, what, output, SUBPROCESS_TIMEOUT)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,7 @@ def measure_day2(spark: SparkSession, rows: int, scratch: Path, schema: str) -> 
     of each day's ``dbt snapshot`` and of a CTAS copy of day 2's source."""
     from python_helpers.generator import GeneratorSpec, generate_day
     from python_helpers.generator.output import write_tables
-    from python_helpers.tooling.bench_snapshot import CHECK, snapshot_project
+    from python_helpers.tooling.bench_snapshot import CHECK, snapshot_project, time_ctas
 
     spark.sql(f"create schema if not exists {schema}")
     project = snapshot_project(scratch / schema, schema, spark, "snap_ours", False, CHECK)
@@ -46,12 +45,7 @@ def measure_day2(spark: SparkSession, rows: int, scratch: Path, schema: str) -> 
     day1 = project.dbt("snapshot", "--quiet").seconds
     write_tables(generate_day(spark, spec, 2), schema)
     day2 = project.dbt("snapshot", "--quiet").seconds
-    started = time.perf_counter()
-    spark.sql(
-        f"create or replace table {schema}.day2_copy using iceberg "
-        f"as select * from {schema}.cdc_source"
-    )
-    ctas = time.perf_counter() - started
+    ctas = time_ctas(spark, schema)
     versions = spark.sql(f"select count(*) from {schema}.snap_ours").first()[0]
     return {"rows": rows, "day1": day1, "day2": day2, "ctas": ctas, "versions": versions}
 

@@ -61,6 +61,16 @@ def snapshot_project(
     return project
 
 
+def time_ctas(spark: SparkSession, schema: str) -> float:
+    """Seconds of the floor: a CTAS copy of ``schema``'s day-2 source into an Iceberg table."""
+    started = time.perf_counter()
+    spark.sql(
+        f"create or replace table {schema}.day2_copy using iceberg "
+        f"as select * from {schema}.cdc_source"
+    )
+    return time.perf_counter() - started
+
+
 def time_size(
     spark: SparkSession, rows: int, scratch: Path, strategy: str = CHECK
 ) -> SnapshotTiming:
@@ -84,12 +94,7 @@ def time_size(
     write_tables(generate_day(spark, spec, 2), schema)
     ours_day2 = ours.dbt("snapshot", "--quiet").seconds
     stock_day2 = stock.dbt("snapshot", "--quiet").seconds
-    started = time.perf_counter()
-    spark.sql(
-        f"create or replace table {schema}.day2_copy using iceberg "
-        f"as select * from {schema}.cdc_source"
-    )
-    ctas = time.perf_counter() - started
+    ctas = time_ctas(spark, schema)
     print(
         f"snapshot ({label}): {rows:,} rows: ours {ours_day2:.1f} s, stock {stock_day2:.1f} s, "
         f"ctas {ctas:.1f} s",

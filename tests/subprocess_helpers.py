@@ -1,0 +1,39 @@
+"""Driving a test's subprocesses (tests/reliability_driver.py and the like): waiting on them,
+reading the ``RESULT {json}`` lines they print."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def wait_for(
+    condition: Callable[[], bool],
+    process: subprocess.Popen,
+    what: str,
+    output: Path,
+    timeout: float,
+) -> None:
+    """Poll ``condition`` until it holds; fail the test, with the end of the process's
+    ``output``, if the process exits first or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if process.poll() is not None:
+            pytest.fail(
+                f"the driver exited ({process.returncode}) before {what}:\n"
+                + output.read_text()[-5000:]
+            )
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def results(output: str) -> list[dict[str, Any]]:
+    """The JSON objects of the ``RESULT `` lines of a driver's output, in order."""
+    return [json.loads(line[7:]) for line in output.splitlines() if line.startswith("RESULT ")]
