@@ -13,9 +13,9 @@ that the module starts on ports no other process uses, in a lakehouse of its own
    and fails the other with nothing written (or finds nothing left to do);
 5. stop leaves no process and no port behind (the fixture's teardown).
 
-The fault scenarios run tests/reliability_driver.py with ``--target cluster``: the same
-20,000-key day 2 and the same version counts as the kill-during-merge test of
-tests/test_reliability.py.
+The fault scenarios run tests/reliability_driver.py with ``--target cluster``: the same day 2
+(20,000 keys for the worker kill, fewer for the others) and the same version counts as the
+kill-during-merge test of tests/test_reliability.py.
 """
 
 from __future__ import annotations
@@ -49,6 +49,10 @@ from tests.subprocess_helpers import results, wait_for
 
 CLI = [sys.executable, "-m", "python_helpers.operations.cluster"]
 TIMEOUT = 900
+# Day 1's keys where no kill has to land inside the merge: the metastore restarted between two
+# runs, and two runs released together (their merges, several seconds each, overlap).
+RESTART_ROWS = 2_000
+CONCURRENT_ROWS = 5_000
 
 
 def test_the_cluster_target_sets_what_client_conf_sets(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -338,9 +342,10 @@ def _verify(
     return _results(done.stdout)
 
 
-def _assert_day2_done_by(after: dict[str, Any], run: str) -> None:
-    """Day 2's changes are ``run``'s, each once; the verify run after it found nothing to do."""
-    expected = driver.expected_changes(driver.KILL_ROWS)
+def _assert_day2_done_by(after: dict[str, Any], run: str, rows: int) -> None:
+    """Day 2's changes (after day 1 of ``rows`` keys) are ``run``'s, each once; the verify run
+    after it found nothing to do."""
+    expected = driver.expected_changes(rows)
     assert after["runs"][run] == {
         "inserted": expected["updated"] + expected["inserted"],
         "closed": expected["updated"] + expected["deleted"],
@@ -411,7 +416,7 @@ def test_worker_killed_during_a_snapshot_merge(cluster: Cluster, tmp_path: Path)
     if process.returncode == 0:
         # Spark re-ran the lost tasks on the other worker: day 2 done by the run, in one commit.
         assert day2_run and len(commits) == 1
-        _assert_day2_done_by(after, day2_run)
+        _assert_day2_done_by(after, day2_run, driver.KILL_ROWS)
     else:
         # Failed: nothing written, not even a commit; the next run did the day.
         assert not commits and after["table_after_kill"] == before["table"], text[-5000:]
@@ -422,10 +427,10 @@ def test_worker_killed_during_a_snapshot_merge(cluster: Cluster, tmp_path: Path)
 @pytest.mark.slow
 def test_metastore_restarted_between_two_runs(cluster: Cluster, tmp_path: Path) -> None:
     """One JVM: day 1's snapshot; the metastore service restarted; day 2's snapshot."""
-    project, schema = tmp_path / "project", "metastore_restart"
+    project, schema, rows = tmp_path / "project", "metastore_restart", RESTART_ROWS
     state_file, output = tmp_path / "state.json", tmp_path / "setup.out"
     argv = cluster.reliability(
-        "setup", project, schema, "--rows", str(driver.KILL_ROWS), "--state", str(state_file),
+        "setup", project, schema, "--rows", str(rows), "--state", str(state_file),
         "--snapshot", "--wait",
     )  # fmt: skip
     process = cluster.popen(argv, output)
@@ -450,21 +455,18 @@ def test_metastore_restarted_between_two_runs(cluster: Cluster, tmp_path: Path) 
     assert process.returncode == 0, text[-5000:]
     results = _results(text)
     after = _verify(cluster, project, schema, results["day1_run"], results["day2_run"])
-    _assert_day2_done_by(after, results["day2_run"])
-    assert _data_counts(after) == driver.expected_counts(driver.KILL_ROWS)
+    _assert_day2_done_by(after, results["day2_run"], rows)
+    assert _data_counts(after) == driver.expected_counts(rows)
 
 
 @pytest.mark.slow
 def test_two_snapshot_runs_of_one_table_at_once(cluster: Cluster, tmp_path: Path) -> None:
-    """Day 1 (KILL_ROWS keys) and day 2's source; then day 2's snapshot from two JVMs, released
-    together once both are up."""
-    project, schema = tmp_path / "project", "two_runs"
+    """Day 1 (CONCURRENT_ROWS keys) and day 2's source; then day 2's snapshot from two JVMs,
+    released together once both are up."""
+    project, schema, rows = tmp_path / "project", "two_runs", CONCURRENT_ROWS
     state_file = tmp_path / "state.json"
-    setup = cluster.run(
-        cluster.reliability(
-            "setup", project, schema, "--rows", str(driver.KILL_ROWS), "--state", str(state_file)
-        )
-    )
+    argv = cluster.reliability("setup", project, schema, "--rows", str(rows))
+    setup = cluster.run([*argv, "--state", str(state_file)])
     assert setup.returncode == 0, setup.stdout[-5000:] + setup.stderr[-5000:]
     before = json.loads(state_file.read_text())
     outputs = [tmp_path / "run-a.out", tmp_path / "run-b.out"]
@@ -499,9 +501,9 @@ def test_two_snapshot_runs_of_one_table_at_once(cluster: Cluster, tmp_path: Path
     # and recorded an empty commit.
     done_by = [r["run"] for r in results if after["runs"][r["run"]]["inserted"]]
     assert len(done_by) == 1, after["runs"]
-    _assert_day2_done_by(after, done_by[0])
+    _assert_day2_done_by(after, done_by[0], rows)
     other = next(r for r in results if r["run"] != done_by[0])
     assert after["runs"][other["run"]] == {"inserted": 0, "closed": 0}
     commits = after["table_after_kill"]["iceberg_snapshots"] - before["table"]["iceberg_snapshots"]
     assert commits == (1 if failed else 2)
-    assert _data_counts(after) == driver.expected_counts(driver.KILL_ROWS)
+    assert _data_counts(after) == driver.expected_counts(rows)
