@@ -800,7 +800,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout",
         type=float,
         default=DEFAULT_TIMEOUT,
-        help="seconds to wait for the part to be ready (default %(default)s)",
+        help="seconds to wait for the part to be ready (default %(default)s; PostgreSQL waits "
+        "up to 60 s itself)",
     )
     commands.add_parser("stop", help="stop every part of the cluster (says so when none runs)")
     commands.add_parser("status", help="what runs, with its URLs (exit 3 when nothing runs)")
