@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from python_helpers.operations.cluster import client_conf, read_state
+from python_helpers.operations.cluster import client_conf, running_state
 from python_helpers.runtime.session import lakehouse_session
 
 
@@ -38,8 +38,7 @@ def _pipeline(project_dir: Path, schema: str) -> int:
 
 
 def _client(schema: str) -> int:
-    state = read_state()
-    assert state is not None, "no cluster runs"
+    state = running_state()
     spark = lakehouse_session("scd2-cluster-client", state.master_url, client_conf(state))
     table = f"{schema}.client_rows"
     spark.sql(f"create schema if not exists {schema}")

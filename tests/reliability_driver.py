@@ -209,17 +209,11 @@ def _wait_for_go() -> None:
 def _session(command: str, target: str) -> SparkSession:
     if target == "local":
         return lakehouse_session(f"scd2-reliability-{command}")
-    from python_helpers.operations.cluster import client_conf, read_state
+    from python_helpers.operations.cluster import client_conf, running_state, target_env
 
-    state = read_state()
-    if state is None:
-        raise SystemExit("--target cluster: no cluster runs for this LAKEHOUSE_DIR")
+    state = running_state()
     # dbt's cluster target (profiles.yml) reuses this session and reads where the cluster is.
-    os.environ.update(
-        DBT_TARGET="cluster",
-        SCD2_CLUSTER_MASTER=state.master_url,
-        SCD2_METASTORE_URI=state.metastore_uri,
-    )
+    os.environ.update(DBT_TARGET="cluster", **target_env(state))
     return lakehouse_session(f"scd2-reliability-{command}", state.master_url, client_conf(state))
 
 

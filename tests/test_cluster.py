@@ -40,7 +40,12 @@ import pytest
 import yaml
 from pyhive import hive
 
-from python_helpers.operations.cluster import ClusterPorts, ClusterState, client_conf
+from python_helpers.operations.cluster import (
+    ClusterPorts,
+    ClusterState,
+    client_conf,
+    free_port_offset,
+)
 from python_helpers.operations.thrift import SERVER_CLASS, ServerFiles, pid_alive, port_in_use
 from python_helpers.pipeline.run import PipelineError, check_no_server_on_lakehouse
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
@@ -139,12 +144,10 @@ def test_pipeline_refuses_a_cluster_that_is_not_up(tmp_path: Path) -> None:
 
 
 def _free_offset(workers: int) -> int:
-    for offset in range(200, 2000, 37):
-        if not any(
-            port_in_use("127.0.0.1", p) for p in ClusterPorts.for_offset(offset, workers).all()
-        ):
-            return offset
-    pytest.skip("no free block of ports for a cluster")
+    offset = free_port_offset(workers, first=200)
+    if offset is None:
+        pytest.skip("no free block of ports for a cluster")
+    return offset
 
 
 @dataclass(frozen=True)

@@ -397,10 +397,6 @@ def _driver(
     return argv, env
 
 
-def _results(output: str) -> list[dict[str, Any]]:
-    return results(output)
-
-
 def _wait_for(
     condition: Callable[[], bool], process: subprocess.Popen, what: str, output: Path
 ) -> None:
@@ -462,7 +458,7 @@ def killed_run(tmp_path_factory: pytest.TempPathFactory) -> KilledRun:
         argv, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT
     )
     assert verify.returncode == 0, verify.stdout[-5000:] + verify.stderr[-5000:]
-    (result,) = _results(verify.stdout)
+    (result,) = results(verify.stdout)
     killed = KilledRun(before, process.returncode, output.read_text(), result)
     after_kill = result["table_after_kill"]
     if after_kill["iceberg_snapshots"] != before["table"]["iceberg_snapshots"]:

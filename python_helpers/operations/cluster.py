@@ -228,6 +228,12 @@ def client_conf(
     }
 
 
+def target_env(state: ClusterState) -> dict[str, str]:
+    """The environment variables by which the ``cluster`` target of profiles.yml finds this
+    cluster (its defaults are the default ports')."""
+    return {"SCD2_CLUSTER_MASTER": state.master_url, "SCD2_METASTORE_URI": state.metastore_uri}
+
+
 # --- the programs ---------------------------------------------------------------------------
 
 
@@ -539,7 +545,8 @@ def restart(part: str, timeout: float = DEFAULT_TIMEOUT, say: bool = True) -> Cl
     parts = _part_names(state)
     if part not in parts:
         raise ClusterUsageError(f"restart: no part {part!r}; the parts are {', '.join(parts)}")
-    down = [p for p in parts[: parts.index(part)] if not _part_running(state, p)]
+    running = running_parts()
+    down = [p for p in parts[: parts.index(part)] if p not in running]
     if down:
         raise ClusterError(
             f"restart {part}: {', '.join(down)} not running, and {part} needs it: restart "
@@ -553,7 +560,7 @@ def restart(part: str, timeout: float = DEFAULT_TIMEOUT, say: bool = True) -> Cl
             terminate(pid, STOP_TIMEOUT)
     except ThriftStopError as exc:
         raise ClusterError(f"restart {part}: could not stop it: {exc}") from None
-    taken = [port for port in _part_ports(state.ports, part) if port_in_use(HOST, port)]
+    taken = _taken_ports(_part_ports(state.ports, part))
     if taken:
         raise ClusterAlreadyRunningError(
             f"restart {part}: port(s) {', '.join(map(str, taken))} taken by another process "
@@ -573,18 +580,24 @@ def restart(part: str, timeout: float = DEFAULT_TIMEOUT, say: bool = True) -> Cl
     return state
 
 
-def _part_running(state: ClusterState, part: str) -> bool:
-    if part == "postgres":
-        return _postgres_running()
-    pid = state.pids.get(part)
-    return pid is not None and pid_alive(pid)
+def _taken_ports(ports: Sequence[int]) -> list[int]:
+    try:
+        return [port for port in ports if port_in_use(HOST, port)]
+    except ThriftUsageError as exc:
+        raise ClusterUsageError(str(exc)) from None
+
+
+def free_port_offset(workers: int, first: int) -> int | None:
+    """The first ``--port-offset`` from ``first`` on at which none of a cluster's ports is in
+    use (a cluster of its own beside others: tests, benchmarks), or None."""
+    for offset in range(first, first + 2_000, 37):
+        if not _taken_ports(ClusterPorts.for_offset(offset, workers).all()):
+            return offset
+    return None
 
 
 def _check_free(ports: Sequence[int]) -> None:
-    try:
-        taken = [port for port in ports if port_in_use(HOST, port)]
-    except ThriftUsageError as exc:
-        raise ClusterUsageError(str(exc)) from None
+    taken = _taken_ports(ports)
     if taken:
         raise ClusterAlreadyRunningError(
             f"port(s) {', '.join(map(str, taken))} on {HOST} already in use by another "
@@ -698,6 +711,29 @@ def running_parts() -> list[str]:
     return parts
 
 
+def running_state() -> ClusterState:
+    """The state of this lakehouse's cluster, for a client about to use it; raise, naming what
+    is down, unless PostgreSQL, the metastore, the master and a worker run (a ``cluster.json``
+    left by a cluster that died, e.g. at a reboot, would have the client wait on a dead
+    master)."""
+    state, running = read_state(), running_parts()
+    if state is None:
+        raise ClusterUsageError(
+            f"no cluster runs for {lakehouse_dir()}. Start one: make cluster-start "
+            "(python -m python_helpers.operations.cluster start)"
+        )
+    # A worker down leaves the others to run the executors; anything else down stops clients.
+    down = [part for part in ("postgres", "metastore", "master") if part not in running]
+    if down or not any(part.startswith("worker-") for part in running):
+        raise ClusterError(
+            f"the cluster of {lakehouse_dir()} is not all up (down: "
+            f"{', '.join(down) or 'every worker'}). make "
+            "cluster-status says what runs; make cluster-restart PART=... or make cluster-stop "
+            "cluster-start"
+        )
+    return state
+
+
 def stop(say: bool = True) -> list[str]:
     """Stop every part started for this lakehouse, workers first; return what was done."""
     report = []
@@ -731,10 +767,8 @@ def describe(state: ClusterState) -> str:
     for name, pid in state.pids.items():
         lines.append(f"  {name:<11} pid {pid}: {'running' if pid_alive(pid) else 'NOT RUNNING'}")
     lines.append(f"  postgres    {'running' if _postgres_running() else 'NOT RUNNING'}")
-    lines.append(
-        "  dbt: --target cluster with SCD2_CLUSTER_MASTER="
-        f"{state.master_url} SCD2_METASTORE_URI={state.metastore_uri}"
-    )
+    settings = " ".join(f"{name}={value}" for name, value in target_env(state).items())
+    lines.append(f"  dbt: --target cluster with {settings}")
     return "\n".join(lines)
 
 

@@ -324,15 +324,13 @@ def start(
     files.folder.mkdir(parents=True, exist_ok=True)
     conf, master = spark_conf(), "local[*]"
     if on_cluster:
-        from python_helpers.operations.cluster import client_conf, read_state
+        from python_helpers.operations.cluster import ClusterError, client_conf, running_state
 
-        cluster = read_state()
-        if cluster is None:
-            raise ThriftUsageError(
-                f"--cluster: no cluster runs for {lakehouse_dir()}; start one first: make "
-                "cluster-start"
-            )
-        conf.update(client_conf(cluster))
+        try:
+            cluster = running_state()
+            conf.update(client_conf(cluster))
+        except ClusterError as exc:
+            raise ThriftUsageError(f"--cluster: {exc}") from None
         master = cluster.master_url
     files.properties.write_text(
         "# Rendered by python -m python_helpers.operations.thrift start; "

@@ -34,6 +34,7 @@ from python_helpers.generator.spec import InvalidGeneratorArgument
 from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError, run_dbt
 from python_helpers.runtime.lakehouse import (
     PROJECT_ROOT,
+    environment_variable,
     lakehouse_dir,
     metastore_dir,
     warehouse_dir,
@@ -212,32 +213,18 @@ def _cluster_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
     from python_helpers.operations.cluster import (
         ClusterError,
         client_conf,
-        read_state,
-        running_parts,
+        running_state,
+        target_env,
     )
     from python_helpers.runtime.session import lakehouse_session
 
     try:
-        state, running = read_state(), running_parts()
-        conf = client_conf(state) if state is not None else {}
+        state = running_state()
+        conf = client_conf(state)
     except ClusterError as exc:
         raise PipelineError(f"--target cluster: {exc}") from None
-    if state is None:
-        raise PipelineError(
-            f"--target cluster: no cluster runs for {lakehouse_dir()}. Start one: make "
-            "cluster-start (python -m python_helpers.operations.cluster start)"
-        )
-    down = [part for part in ("postgres", "metastore", "master") if part not in running]
-    if down or not any(part.startswith("worker-") for part in running):
-        raise PipelineError(
-            f"--target cluster: the cluster of {lakehouse_dir()} is not all up (down: "
-            f"{', '.join(down) or 'every worker'}). make cluster-status says what runs; "
-            "make cluster-restart PART=... or make cluster-stop cluster-start"
-        )
     spark = lakehouse_session("scd2-lakehouse-pipeline", state.master_url, conf)
-    # dbt's cluster target (profiles.yml) reads where the cluster is from these.
-    os.environ["SCD2_CLUSTER_MASTER"] = state.master_url
-    os.environ["SCD2_METASTORE_URI"] = state.metastore_uri
+    os.environ.update(target_env(state))  # where dbt's cluster target finds the cluster
     return spark, _session_executor(spark, options, drop_tables=options.fresh)
 
 
@@ -294,9 +281,7 @@ def _generator_only_session() -> SparkSession:
 
     if SparkContext._active_spark_context is not None:
         return SparkSession.builder.getOrCreate()
-    previous = os.environ.get("SPARK_CONF_DIR")
-    os.environ["SPARK_CONF_DIR"] = tempfile.mkdtemp(prefix="generator-conf-")
-    try:
+    with environment_variable("SPARK_CONF_DIR", tempfile.mkdtemp(prefix="generator-conf-")):
         return (
             SparkSession.builder.appName("scd2-lakehouse-generator")
             .master("local[2]")
@@ -306,11 +291,6 @@ def _generator_only_session() -> SparkSession:
             .config("spark.sql.session.timeZone", "UTC")
             .getOrCreate()
         )
-    finally:
-        if previous is None:
-            os.environ.pop("SPARK_CONF_DIR", None)
-        else:
-            os.environ["SPARK_CONF_DIR"] = previous
 
 
 def run(options: PipelineOptions) -> int:

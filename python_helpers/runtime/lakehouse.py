@@ -30,9 +30,11 @@ Environment variables (all optional):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]  # python_helpers/runtime/lakehouse.py
@@ -50,6 +52,21 @@ SHADED_JACKSON_PACKAGE = {
 
 class LakehouseConfigError(RuntimeError):
     """The lakehouse cannot be configured (missing jars, bad environment variable...)."""
+
+
+@contextlib.contextmanager
+def environment_variable(name: str, value: str) -> Iterator[None]:
+    """``name`` set to ``value`` in this process's environment for the block, then as it was
+    (unset when it was unset)."""
+    previous = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous
 
 
 def lakehouse_dir() -> Path:

@@ -52,8 +52,7 @@ def measure_day2(spark: SparkSession, rows: int, scratch: Path, schema: str) -> 
 
 def cluster_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path) -> str:
     """BENCHMARKS.md body: the day-2 snapshot on ``local[2]`` and on a 2-worker cluster."""
-    from python_helpers.operations.cluster import ClusterPorts, running_parts, start, stop
-    from python_helpers.operations.thrift import port_in_use
+    from python_helpers.operations.cluster import free_port_offset, running_parts, start, stop
     from python_helpers.runtime.lakehouse import PROJECT_ROOT, lakehouse_dir
 
     rows = getattr(args, "cluster_rows", None) or DEFAULT_ROWS
@@ -63,17 +62,7 @@ def cluster_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Pa
             f"a cluster already runs for {lakehouse_dir()}: the benchmark starts its own; stop "
             "it (make cluster-stop) or bench on another --lakehouse-dir"
         )
-    offset = next(
-        (
-            offset
-            for offset in range(300, 3000, 41)
-            if not any(
-                port_in_use("127.0.0.1", port)
-                for port in ClusterPorts.for_offset(offset, WORKERS).all()
-            )
-        ),
-        None,
-    )
+    offset = free_port_offset(WORKERS, first=300)
     if offset is None:
         raise ClusterBenchError("no free block of ports for a cluster on 127.0.0.1")
     # Warm-up (JIT, class loading, dbt parse caches), not measured.
@@ -83,9 +72,9 @@ def cluster_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Pa
 
     # PostgreSQL runs as its own user when the bench runs as root: it must reach the lakehouse
     # (mkdtemp makes the bench's folder private).
-    for folder in (scratch.parent, lakehouse_dir()):
-        if folder == scratch.parent or scratch.parent in folder.parents:
-            folder.chmod(0o755)
+    scratch.parent.chmod(0o755)
+    if scratch.parent in lakehouse_dir().parents:
+        lakehouse_dir().chmod(0o755)
     # One slot per worker: the cluster gets the machine's two cores, as local[2] does.
     start(workers=WORKERS, port_offset=offset, worker_memory="3g", worker_cores=1, say=False)
     try:
@@ -184,25 +173,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from python_helpers.operations.cluster import client_conf, read_state
+    from python_helpers.operations.cluster import (
+        ClusterError,
+        client_conf,
+        running_state,
+        target_env,
+    )
     from python_helpers.runtime.session import lakehouse_session
 
     args = build_parser().parse_args(argv)
     if args.rows < 1:
         print("error: --rows must be at least 1", file=sys.stderr)
         return 2
-    state = read_state()
-    if state is None:
-        print("error: no cluster runs for $LAKEHOUSE_DIR: make cluster-start", file=sys.stderr)
+    try:
+        state = running_state()
+    except ClusterError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     spark = lakehouse_session(
         "scd2-bench-cluster", state.master_url, client_conf(state, cores=WORKERS)
     )
-    os.environ.update(
-        DBT_TARGET="cluster",
-        SCD2_CLUSTER_MASTER=state.master_url,
-        SCD2_METASTORE_URI=state.metastore_uri,
-    )
+    os.environ.update(DBT_TARGET="cluster", **target_env(state))
     measure_day2(spark, 1_000, args.scratch, f"{args.schema}_warm_up")
     result = measure_day2(spark, args.rows, args.scratch, args.schema)
     print(RESULT + json.dumps(result), flush=True)

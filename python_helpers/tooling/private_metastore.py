@@ -23,7 +23,6 @@ be started), 2 for a usage or configuration error. The folder is removed afterwa
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shutil
 import signal
@@ -32,12 +31,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
 from python_helpers.runtime.lakehouse import (
     LakehouseConfigError,
+    environment_variable,
     spark_defaults_path,
     write_spark_defaults,
 )
@@ -60,19 +60,6 @@ def source_conf_dir() -> Path:
     return Path(configured) if configured else spark_defaults_path().parent
 
 
-@contextlib.contextmanager
-def _environment_variable(name: str, value: str) -> Iterator[None]:
-    previous = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        yield
-    finally:
-        if previous is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = previous
-
-
 def prepare_private_lakehouse(root: Path) -> dict[str, str]:
     """Render the lakehouse configuration under ``root``; the environment to run a command in."""
     conf_dir = root / CONF_FOLDER
@@ -86,7 +73,7 @@ def prepare_private_lakehouse(root: Path) -> dict[str, str]:
                 shutil.copy2(entry, conf_dir / entry.name)
     # spark_conf() reads LAKEHOUSE_DIR from this process's environment; set only while rendering
     # so that a caller in the same process keeps its own lakehouse.
-    with _environment_variable("LAKEHOUSE_DIR", str(root)):
+    with environment_variable("LAKEHOUSE_DIR", str(root)):
         write_spark_defaults(conf_dir / DEFAULTS_NAME)
     return {
         **os.environ,
