@@ -286,19 +286,24 @@ def test_deletion_records_with_new_record(dbt_project: ScratchProject) -> None:
     assert_generic_tests_pass(dbt_project)
 
 
-def test_a_lone_no_op_writes_nothing_and_a_re_creation_with_the_last_values_is_kept(
+def test_a_lone_no_op_adds_no_version_and_a_re_creation_with_the_last_values_is_kept(
     dbt_project: ScratchProject,
 ) -> None:
-    """A no-op is dropped before the MERGE (no Iceberg commit); a deletion record holds the
-    last values, yet re-creating the key with those values opens a version."""
+    """A no-op adds no version (its one commit only records its position on the open version);
+    a deletion record holds the last values, yet re-creating the key with those values opens a
+    version."""
     write_model(dbt_project, "hard_deletes='new_record',")
-    commits = f"select count(*) from {dbt_project.table('history')}.snapshots"
+    table = dbt_project.table("history")
     # run 1: A created at 0
     write_events(dbt_project, [ev("c", 1, "A", 0)])
     run(dbt_project)
-    before = dbt_project.spark.sql(commits).first()[0]
-    # run 2: an update of id 1 to the value it has: nothing written, not even a commit
+    # run 2: an update of id 1 to the value it has: no version, the open one's mark moves to 1
     write_events(dbt_project, [ev("u", 1, "A", 1, old=1)])
+    run(dbt_project)
+    assert last_positions(dbt_project) == [(1, 0, 1)]
+    # the same batch again: a replay, nothing written, not even a commit
+    commits = f"select count(*) from {table}.snapshots"
+    before = dbt_project.spark.sql(commits).first()[0]
     run(dbt_project)
     assert dbt_project.spark.sql(commits).first()[0] == before
     # run 3: deleted at 2 (deletion record with A); run 4: created again at 3 with A
@@ -313,6 +318,95 @@ def test_a_lone_no_op_writes_nothing_and_a_re_creation_with_the_last_values_is_k
         (1, "A", 3, None, "False"),
     ]
     assert_generic_tests_pass(dbt_project)
+
+
+def last_positions(project: ScratchProject) -> list[tuple]:
+    """(id, opened hour, last position's hour) of each open version."""
+    rows = project.spark.sql(
+        f"""
+        select id, event_opened_position.ts as opened, event_last_position.ts as last
+        from {project.table("history")}
+        where dbt_valid_to is null
+        order by id
+        """
+    ).collect()
+    hour = lambda value: int((value - T0).total_seconds() // 3600)  # noqa: E731
+    return [(r.id, hour(r.opened), hour(r.last)) for r in rows]
+
+
+def test_an_event_older_than_a_no_op_already_taken_in_is_late(
+    dbt_project: ScratchProject,
+) -> None:
+    """A no-op moves its key's mark: an event older than it that arrives later would rewrite
+    history (the key's values after the no-op are the open version's), so it is set aside as
+    late, whether the no-op came alone or after a change of the same batch."""
+    write_model(dbt_project)
+    # run 1: id 1 A and id 2 A created at 0
+    write_events(dbt_project, [ev("c", 1, "A", 0), ev("c", 2, "A", 0)])
+    run(dbt_project)
+    # run 2: id 1 updated to A at 5 (a lone no-op); id 2 to B at 1, then to B again at 4
+    write_events(
+        dbt_project,
+        [ev("u", 1, "A", 5, old=1), ev("u", 2, "B", 1, old=2), ev("u", 2, "B", 4, old=2)],
+    )
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [
+        (1, "A", 0, None, None),
+        (2, "A", 0, 1, "update"),
+        (2, "B", 1, None, None),
+    ]
+    assert last_positions(dbt_project) == [(1, 0, 5), (2, 1, 4)]
+    # run 3: id 1 to C at 3 and id 2 to C at 2, both older than their key's no-op: late.
+    # id 1 to A at 4 agrees with the history there: a duplicate, dropped.
+    write_events(
+        dbt_project,
+        [ev("u", 1, "C", 3, old=1), ev("u", 2, "C", 2, old=2), ev("u", 1, "A", 4, old=1)],
+    )
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [
+        (1, "A", 0, None, None),
+        (2, "A", 0, 1, "update"),
+        (2, "B", 1, None, None),
+    ]
+    quarantine = dbt_project.spark.sql(
+        f"select id, name, scd2_reason from {dbt_project.table('history__quarantine')} order by id"
+    ).collect()
+    assert [(r.id, r.name) for r in quarantine] == [(1, "C"), (2, "C")]
+    assert all(r.scd2_reason.startswith("late") for r in quarantine)
+    # run 4: a change after the no-op applies as usual
+    write_events(dbt_project, [ev("u", 1, "D", 6, old=1)])
+    run(dbt_project)
+    assert brief(versions(dbt_project))[:2] == [
+        (1, "A", 0, 6, "update"),
+        (1, "D", 6, None, None),
+    ]
+    assert_generic_tests_pass(dbt_project)
+
+
+def test_a_table_without_the_last_position_column_keeps_working(
+    dbt_project: ScratchProject,
+) -> None:
+    """A table built before event_last_position existed: runs go on without recording no-ops
+    (no commit for a lone no-op); once the column is added, they are recorded."""
+    write_model(dbt_project)
+    table = dbt_project.table("history")
+    write_events(dbt_project, [ev("c", 1, "A", 0)])
+    run(dbt_project)
+    dbt_project.spark.sql(f"alter table {table} drop column event_last_position")
+    commits = f"select count(*) from {table}.snapshots"
+    before = dbt_project.spark.sql(commits).first()[0]
+    write_events(dbt_project, [ev("u", 1, "A", 2, old=1)])
+    run(dbt_project)
+    assert dbt_project.spark.sql(commits).first()[0] == before
+    write_events(dbt_project, [ev("u", 1, "B", 3, old=1)])
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [(1, "A", 0, 3, "update"), (1, "B", 3, None, None)]
+    dbt_project.spark.sql(
+        f"alter table {table} add column event_last_position struct<ts: timestamp, lsn: bigint>"
+    )
+    write_events(dbt_project, [ev("u", 1, "B", 4, old=1)])
+    run(dbt_project)
+    assert last_positions(dbt_project) == [(1, 3, 4)]
 
 
 def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:

@@ -8,10 +8,11 @@
         malformed event gives one 'malformed' item with its problem.
         Identical items (duplicate events in the batch) collapse into one. scd2_status:
         - 'new': after the last event applied to its key (the key's mark: the open version's
-          opening position, or for a key with no open version the last closing position);
+          opening position or, later, the last no-op recorded on it (event_last_position);
+          for a key with no open version the last closing position);
         - 'noop': the one item of its key after the mark, an upsert with the values of the
-          key's open version: it changes nothing and is dropped (so that a batch of no-ops
-          writes no commit);
+          key's open version: it adds no version; its position is recorded on the open
+          version (_scd2_events_versions_sql);
         - 'duplicate': at or before the mark and in agreement with the history there (the
           version valid at its position has its values; for a delete: no version is valid
           there): already applied, or changes nothing; dropped;
@@ -180,7 +181,11 @@
             {%- for key in keys %}
             v.{{ key }},
             {%- endfor %}
+            {%- if e.last_position is defined %}
+            greatest(v.{{ e.opened_position }}, v.{{ e.last_position }}) as scd2_mark,
+            {%- else %}
             v.{{ e.opened_position }} as scd2_mark,
+            {%- endif %}
             {%- if ctx.hard_deletes == 'new_record' %}
             coalesce(cast(v.{{ ctx.columns.dbt_is_deleted }} as string), 'False') = 'True'
                 as scd2_is_delete,

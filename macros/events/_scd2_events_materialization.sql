@@ -56,6 +56,21 @@
         {%- do event_columns.append(column | lower) -%}
     {%- endfor -%}
     {%- set ctx = scd2_audit._scd2_events_context(event_columns) -%}
+    {#- A table built before event_last_position existed keeps working without it: its
+        no-ops are not recorded, as then (docs/events.md, "Known limits"). -#}
+    {%- if not rebuild -%}
+        {%- set existing_columns = adapter.get_columns_in_relation(existing)
+            | map(attribute='name') | map('lower') | list -%}
+        {%- if ctx.events.last_position | lower not in existing_columns -%}
+            {%- set last_position = ctx.events.pop('last_position') -%}
+            {{ log("scd2_events " ~ ctx.name ~ ": " ~ existing ~ " has no column "
+                ~ last_position ~ ", so no-op events are not recorded and an event older "
+                ~ "than one is applied, not set aside as late. To record them: alter table "
+                ~ existing ~ " add column " ~ last_position ~ " (the type of "
+                ~ ctx.events.opened_position ~ "), or rebuild with --full-refresh.",
+                info=true) }}
+        {%- endif -%}
+    {%- endif -%}
     {%- set table_columns = ctx.key_columns + ctx.value_columns
         + scd2_audit._scd2_events_metadata_columns(ctx) -%}
     {%- if not rebuild -%}
@@ -98,7 +113,10 @@
 
     {#- Items of an event set aside are not applied: with anything set aside, the items are
         cached with that flag and the new ones counted again. -#}
-    {%- set to_apply = summary.new -%}
+    {#- A no-op after its key's mark is recorded on the open version (event_last_position):
+        it needs the MERGE too, though it adds no version. -#}
+    {%- set applied = ['new', 'noop'] if ctx.events.last_position is defined else ['new'] -%}
+    {%- set to_apply = summary.new + (summary.noop if 'noop' in applied else 0) -%}
     {%- if summary.set_aside -%}
         {%- do cached.append(items_view) -%}
     {%- endif -%}
@@ -111,7 +129,8 @@
         {% do scd2_audit._scd2_events_quarantine(ctx, events_view, items_view) %}
         {%- set to_apply = run_query(
             "select count(*) from " ~ items_view
-            ~ " where scd2_status = 'new' and not scd2_event_set_aside").rows[0][0] -%}
+            ~ " where scd2_status in ('" ~ applied | join("', '") ~ "')"
+            ~ " and not scd2_event_set_aside").rows[0][0] -%}
     {%- endif -%}
 
     {%- set open_versions = none if rebuild else prefix ~ 'scd2_open_marks' -%}

@@ -3,7 +3,9 @@
         The MERGE of a later scd2_events run: `versions` (_scd2_events_versions_sql) closes
         open versions ('close' rows, matched on dbt_scd_id in the open partition, as the
         snapshot MERGE does) and inserts the new ones ('insert' rows, whose ids are new: their
-        position is after every event already applied to their key).
+        position is after every event already applied to their key); 'touch' rows record on
+        an open version that stays open the position of the no-op events after it
+        (event_last_position).
     -#}
     {%- set cols = ctx.columns -%}
     {%- set a = ctx.audit -%}
@@ -14,12 +16,16 @@
     using {{ versions }} as s
         on
             s.{{ cols.dbt_scd_id }} = t.{{ cols.dbt_scd_id }}
-            and s.scd2_action = 'close'
+            and s.scd2_action in ('close', 'touch')
             and {{ scd2_audit._scd2_open_version_sql('t', true, ctx) }}
-    when matched then update set
+    when matched and s.scd2_action = 'close' then update set
         {%- for column in closing %}
         t.{{ column }} = s.{{ column }}{{ ',' if not loop.last }}
         {%- endfor %}
+    {%- if e.last_position is defined %}
+    when matched then update set
+        t.{{ e.last_position }} = s.{{ e.last_position }}
+    {%- endif %}
     when not matched and s.scd2_action = 'insert' then insert (
         {%- for column in table_columns %}
         {{ column }}{{ ',' if not loop.last }}

@@ -5,8 +5,8 @@
         set aside: malformed and ambiguous events unless on_malformed_event='quarantine', late
         events when on_late_event='fail'. The error names one offending event (its key,
         position, operation and problem) and how many there are.
-        Returns {'new': new items (some may belong to events set aside), 'set_aside': items
-        set aside}.
+        Returns {'new': new items (some may belong to events set aside), 'noop': no-op items
+        after their key's mark, 'set_aside': items set aside}.
     -#}
     {%- set keys = ctx.key_columns -%}
     {%- set query -%}
@@ -66,6 +66,7 @@
     {%- endif -%}
     {{ return({
         'new': counts.new,
+        'noop': counts.noop,
         'set_aside': counts.late + counts.ambiguous + counts.malformed,
     }) }}
 {%- endmacro %}

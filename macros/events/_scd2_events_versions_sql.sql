@@ -7,7 +7,11 @@
           position, this run as update process id) when a later item of its key in the same
           batch replaced it, so intermediate versions are kept;
         - 'close': an open version of the table, closed by the first new item that changes
-          its key (the MERGE's `when matched`).
+          its key (the MERGE's `when matched`);
+        - 'touch': an open version of the table that stays open, after which the batch holds
+          only items that change nothing: the MERGE records the last one's position in its
+          event_last_position (the key's mark), so that an older event arriving later is
+          recognised as late. A new version that ends the batch records it likewise.
         Per key, the open version and the new items are put in order of position; an item
         that changes nothing (an upsert with the values the key already has, a delete of a
         key that is absent or already deleted) is dropped, so it adds no version. A delete
@@ -22,10 +26,26 @@
     {%- set opening = scd2_audit._scd2_audit_exprs('open', valid_from='scd2_time') -%}
     {%- set closing = scd2_audit._scd2_audit_exprs('close', valid_to='scd2_next_time') -%}
     {%- set new_record = ctx.hard_deletes == 'new_record' -%}
+    {#- Tables built before event_last_position existed do not record no-ops. -#}
+    {%- set record_noops = e.last_position is defined -%}
     with scd2_new_items as (
         select * from {{ items }}
         where scd2_status = 'new' and not scd2_event_set_aside
     ),
+
+    {%- if record_noops %}
+
+    scd2_noop_items as (
+        select * from {{ items }}
+        where scd2_status = 'noop' and not scd2_event_set_aside
+    ),
+
+    scd2_touched_keys as (
+        select {{ keys | join(', ') }} from scd2_new_items
+        union all
+        select {{ keys | join(', ') }} from scd2_noop_items
+    ),
+    {%- endif %}
 
     scd2_timeline as (
         {%- if open_versions is not none %}
@@ -42,7 +62,8 @@
             v.scd2_is_delete,
             v.scd2_current_id
         from {{ open_versions }} as v
-        left semi join scd2_new_items as i on {{ scd2_audit._scd2_join_on(keys, 'i', 'v') }}
+        left semi join {{ 'scd2_touched_keys' if record_noops else 'scd2_new_items' }} as i
+            on {{ scd2_audit._scd2_join_on(keys, 'i', 'v') }}
         union all
         {%- endif %}
         select
@@ -56,13 +77,28 @@
             scd2_kind != 'upsert' as scd2_is_delete,
             cast(null as string) as scd2_current_id
         from scd2_new_items
+        {%- if record_noops %}
+        union all
+        select
+            {{ keys | join(', ') }},
+            scd2_values,
+            scd2_position,
+            scd2_time,
+            scd2_op,
+            scd2_previous_key,
+            'seen' as scd2_kind,
+            false as scd2_is_delete,
+            cast(null as string) as scd2_current_id
+        from scd2_noop_items
+        {%- endif %}
     ),
 
     scd2_sequenced as (
         select
             *,
             lag(scd2_is_delete) over scd2_key_order as scd2_prior_is_delete,
-            lag(scd2_values) over scd2_key_order as scd2_prior_values
+            lag(scd2_values) over scd2_key_order as scd2_prior_values,
+            max(scd2_position) over (partition by {{ keys | join(', ') }}) as scd2_seen_position
         from scd2_timeline
         window scd2_key_order as (partition by {{ keys | join(', ') }} order by scd2_position)
     ),
@@ -71,9 +107,10 @@
         select * from scd2_sequenced
         where
             scd2_kind = 'current'
-            or (scd2_is_delete and not scd2_prior_is_delete)
+            or (scd2_kind != 'seen' and scd2_is_delete and not scd2_prior_is_delete)
             or (
-                not scd2_is_delete
+                scd2_kind != 'seen'
+                and not scd2_is_delete
                 and (
                     scd2_prior_is_delete is null
                     or scd2_prior_is_delete
@@ -99,7 +136,11 @@
 
     scd2_rows as (
         select
-            case when scd2_kind = 'current' then 'close' else 'insert' end as scd2_action,
+            case
+                when scd2_kind != 'current' then 'insert'
+                when scd2_next_position is null then 'touch'
+                else 'close'
+            end as scd2_action,
             {{ keys | join(', ') }},
             case when scd2_is_delete then scd2_last_values else scd2_values end as scd2_values,
             case
@@ -122,10 +163,22 @@
             scd2_op as {{ e.opened_op }},
             scd2_next_position as {{ e.closed_position }},
             scd2_closed_as as {{ e.closed_as }},
-            scd2_previous_key as {{ e.previous_key }}
+            scd2_previous_key as {{ e.previous_key }}{{ ',' if record_noops }}
+            {%- if record_noops %}
+            case
+                when scd2_next_position is null then scd2_seen_position
+                else scd2_position
+            end as {{ e.last_position }}
+            {%- endif %}
         from scd2_linked
         where
             (scd2_kind = 'current' and scd2_next_position is not null)
+            {%- if record_noops %}
+            or (
+                scd2_kind = 'current' and scd2_next_position is null
+                and scd2_seen_position > scd2_position
+            )
+            {%- endif %}
             or (scd2_kind != 'current' and ({{ 'true' if new_record else 'not scd2_is_delete' }}))
     )
 

@@ -13,7 +13,12 @@
         - closed_position: the ordering values of the event that closed it (null while open);
         - closed_as: how it was closed: 'update', 'delete' or 'key_change' (null while open);
         - previous_key: the key (a struct of the key columns) a key change moved the row from,
-          on the version that change opened; null otherwise.
+          on the version that change opened; null otherwise;
+        - last_position: on the key's open version, the ordering values of the latest event of
+          its key the table has taken in: the one that opened the version, or a later one
+          that changed nothing (a no-op is recorded here so that an event older than it is
+          recognised as late); a version opened and closed by one run keeps its opening
+          position.
     -#}
     {{ return(scd2_audit._scd2_column_names('scd2_event_column_names', {
         'opened_position': 'event_opened_position',
@@ -21,5 +26,6 @@
         'closed_position': 'event_closed_position',
         'closed_as': 'event_closed_as',
         'previous_key': 'event_previous_key',
+        'last_position': 'event_last_position',
     })) }}
 {%- endmacro %}
