@@ -1,14 +1,11 @@
-{% macro _scd2_events_assert_table(ctx, relation, expected) -%}
+{% macro _scd2_events_assert_table(ctx, relation, expected, actual) -%}
     {#-
-        Before a later run reads anything: the existing table must be an scd2_events table
-        with the columns this run would write (the events' key and value columns as
-        configured, then the metadata columns). A table built by something else, or events
-        whose columns changed, fail with both lists; nothing is written.
+        Before a later run reads anything: the existing table, whose column names (lower
+        case) are `actual`, must be an scd2_events table with the columns this run would
+        write (the events' key and value columns as configured, then the metadata columns).
+        A table built by something else, or events whose columns changed, fail with both
+        lists; nothing is written.
     -#}
-    {%- set actual = [] -%}
-    {%- for column in adapter.get_columns_in_relation(relation) -%}
-        {%- do actual.append(column.name | lower) -%}
-    {%- endfor -%}
     {%- if actual != expected -%}
         {%- set missing = expected | reject('in', actual) | list -%}
         {%- set extra = actual | reject('in', expected) | list -%}

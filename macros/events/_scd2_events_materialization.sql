@@ -15,7 +15,9 @@
         5. writes the versions (_scd2_events_versions_sql): the first run (and --full-refresh)
            creates the table in one `create or replace table ... as`, later runs MERGE into
            its open partition (the versions cached first: Iceberg's MERGE reads its source
-           twice, once to find the files to rewrite); a run with no new event writes nothing.
+           twice, once to find the files to rewrite); a run whose events change nothing
+           (replays, duplicates, deletes of absent keys) writes nothing, not even a commit,
+           while a no-op after its key's mark commits its position (event_last_position).
     -#}
     {%- set identifier = model.alias or model.name -%}
     {%- set target_relation = api.Relation.create(
@@ -57,7 +59,7 @@
     {%- endfor -%}
     {%- set ctx = scd2_audit._scd2_events_context(event_columns) -%}
     {#- A table built before event_last_position existed keeps working without it: its
-        no-ops are not recorded, as then (docs/events.md, "Known limits"). -#}
+        no-ops are not recorded, as then (docs/events.md, "The table"). -#}
     {%- if not rebuild -%}
         {%- set existing_columns = adapter.get_columns_in_relation(existing)
             | map(attribute='name') | map('lower') | list -%}
@@ -74,7 +76,8 @@
     {%- set table_columns = ctx.key_columns + ctx.value_columns
         + scd2_audit._scd2_events_metadata_columns(ctx) -%}
     {%- if not rebuild -%}
-        {% do scd2_audit._scd2_events_assert_table(ctx, existing, table_columns) %}
+        {% do scd2_audit._scd2_events_assert_table(
+            ctx, existing, table_columns, existing_columns) %}
     {%- endif -%}
     {%- set target = none if rebuild else target_relation -%}
 
@@ -155,7 +158,9 @@
             from {{ versions_view }}
         {%- endset -%}
         {%- set main_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql) -%}
-    {%- elif to_apply > 0 -%}
+    {#- Items that are new yet change nothing (a delete of a key with no open version) give
+        no version row: no MERGE then either, since Iceberg commits even an empty one. -#}
+    {%- elif to_apply > 0 and run_query('select 1 from ' ~ versions_view ~ ' limit 1') | length -%}
         {%- set main_sql = scd2_audit._scd2_events_merge_sql(
             ctx, target_relation, versions_view, table_columns) -%}
     {%- else -%}

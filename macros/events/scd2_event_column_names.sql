@@ -17,8 +17,8 @@
         - last_position: on the key's open version, the ordering values of the latest event of
           its key the table has taken in: the one that opened the version, or a later one
           that changed nothing (a no-op is recorded here so that an event older than it is
-          recognised as late); a version opened and closed by one run keeps its opening
-          position.
+          recognised as late); a closed version keeps the value it had when it closed, one
+          opened and closed by the same run its opening position.
     -#}
     {{ return(scd2_audit._scd2_column_names('scd2_event_column_names', {
         'opened_position': 'event_opened_position',
