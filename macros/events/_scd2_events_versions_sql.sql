@@ -26,26 +26,16 @@
     {%- set opening = scd2_audit._scd2_audit_exprs('open', valid_from='scd2_time') -%}
     {%- set closing = scd2_audit._scd2_audit_exprs('close', valid_to='scd2_next_time') -%}
     {%- set new_record = ctx.hard_deletes == 'new_record' -%}
-    {#- Tables built before event_last_position existed do not record no-ops. -#}
+    {#- Tables built before event_last_position existed do not record no-ops: their no-op
+        items are left out. In the others, a no-op item is a 'seen' row of the timeline, which
+        never becomes a version but counts in its key's scd2_seen_position. -#}
     {%- set record_noops = e.last_position is defined -%}
-    with scd2_new_items as (
+    with scd2_applied_items as (
         select * from {{ items }}
-        where scd2_status = 'new' and not scd2_event_set_aside
+        where
+            scd2_status in ('new'{{ ", 'noop'" if record_noops }})
+            and not scd2_event_set_aside
     ),
-
-    {%- if record_noops %}
-
-    scd2_noop_items as (
-        select * from {{ items }}
-        where scd2_status = 'noop' and not scd2_event_set_aside
-    ),
-
-    scd2_touched_keys as (
-        select {{ keys | join(', ') }} from scd2_new_items
-        union all
-        select {{ keys | join(', ') }} from scd2_noop_items
-    ),
-    {%- endif %}
 
     scd2_timeline as (
         {%- if open_versions is not none %}
@@ -62,8 +52,7 @@
             v.scd2_is_delete,
             v.scd2_current_id
         from {{ open_versions }} as v
-        left semi join {{ 'scd2_touched_keys' if record_noops else 'scd2_new_items' }} as i
-            on {{ scd2_audit._scd2_join_on(keys, 'i', 'v') }}
+        left semi join scd2_applied_items as i on {{ scd2_audit._scd2_join_on(keys, 'i', 'v') }}
         union all
         {%- endif %}
         select
@@ -73,24 +62,10 @@
             scd2_time,
             scd2_op,
             scd2_previous_key,
-            scd2_kind,
+            case when scd2_status = 'noop' then 'seen' else scd2_kind end as scd2_kind,
             scd2_kind != 'upsert' as scd2_is_delete,
             cast(null as string) as scd2_current_id
-        from scd2_new_items
-        {%- if record_noops %}
-        union all
-        select
-            {{ keys | join(', ') }},
-            scd2_values,
-            scd2_position,
-            scd2_time,
-            scd2_op,
-            scd2_previous_key,
-            'seen' as scd2_kind,
-            false as scd2_is_delete,
-            cast(null as string) as scd2_current_id
-        from scd2_noop_items
-        {%- endif %}
+        from scd2_applied_items
     ),
 
     scd2_sequenced as (
