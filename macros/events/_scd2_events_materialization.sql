@@ -115,11 +115,7 @@
     {%- set summary = scd2_audit._scd2_events_summary(ctx, marked_view, views, cached) -%}
 
     {#- Items of an event set aside are not applied: with anything set aside, the items are
-        cached with that flag and the new ones counted again. -#}
-    {#- A no-op after its key's mark is recorded on the open version (event_last_position):
-        it needs the MERGE too, though it adds no version. -#}
-    {%- set applied = ['new', 'noop'] if ctx.events.last_position is defined else ['new'] -%}
-    {%- set to_apply = summary.new + (summary.noop if 'noop' in applied else 0) -%}
+        cached with that flag. -#}
     {%- if summary.set_aside -%}
         {%- do cached.append(items_view) -%}
     {%- endif -%}
@@ -130,15 +126,13 @@
     {% endcall %}
     {%- if summary.set_aside -%}
         {% do scd2_audit._scd2_events_quarantine(ctx, events_view, items_view) %}
-        {%- set to_apply = run_query(
-            "select count(*) from " ~ items_view
-            ~ " where scd2_status in ('" ~ applied | join("', '") ~ "')"
-            ~ " and not scd2_event_set_aside").rows[0][0] -%}
     {%- endif -%}
 
     {%- set open_versions = none if rebuild else prefix ~ 'scd2_open_marks' -%}
     {%- set versions_sql = scd2_audit._scd2_events_versions_sql(ctx, items_view, open_versions) -%}
-    {%- if not rebuild and to_apply > 0 -%}
+    {#- A later run caches its versions: the MERGE reads them twice, and whether there are
+        any decides whether it runs. -#}
+    {%- if not rebuild -%}
         {%- do cached.append(versions_view) -%}
     {%- endif -%}
     {% call statement('scd2_events_versions') %}
@@ -158,13 +152,13 @@
             from {{ versions_view }}
         {%- endset -%}
         {%- set main_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql) -%}
-    {#- Items that are new yet change nothing (a delete of a key with no open version) give
-        no version row: no MERGE then either, since Iceberg commits even an empty one. -#}
-    {%- elif to_apply > 0 and run_query('select 1 from ' ~ versions_view ~ ' limit 1') | length -%}
+    {#- No version row to write or close (a batch applied again, only duplicates, or deletes
+        of keys with no open version) and no no-op to record: no MERGE, since Iceberg commits
+        even an empty one. -#}
+    {%- elif run_query('select 1 from ' ~ versions_view ~ ' limit 1') | length -%}
         {%- set main_sql = scd2_audit._scd2_events_merge_sql(
             ctx, target_relation, versions_view, table_columns) -%}
     {%- else -%}
-        {#- Nothing new (a batch applied again, or only duplicates): no Iceberg commit. -#}
         {%- set main_sql = 'select 0 as scd2_new_events' -%}
     {%- endif -%}
 

@@ -5,8 +5,7 @@
         set aside: malformed and ambiguous events unless on_malformed_event='quarantine', late
         events when on_late_event='fail'. The error names one offending event (its key,
         position, operation and problem) and how many there are.
-        Returns {'new': new items (some may belong to events set aside), 'noop': no-op items
-        after their key's mark, 'set_aside': items set aside}.
+        Returns {'set_aside': the number of items set aside}.
     -#}
     {%- set keys = ctx.key_columns -%}
     {%- set query -%}
@@ -65,8 +64,6 @@
             ~ ". Nothing was written.") }}
     {%- endif -%}
     {{ return({
-        'new': counts.new,
-        'noop': counts.noop,
         'set_aside': counts.late + counts.ambiguous + counts.malformed,
     }) }}
 {%- endmacro %}
