@@ -39,9 +39,10 @@
     {%- set events_view = prefix ~ 'events' -%}
     {%- set items_view = prefix ~ 'items' -%}
     {%- set versions_view = prefix ~ 'versions' -%}
-    {#- Steps read more than once are cached (eagerly), so that each is computed once. All
-        stay cached until the end: uncaching one makes Spark rebuild the caches built on it
-        from the uncached plans, computing everything again. -#}
+    {#- Steps read more than once are cached (eagerly), so that each is computed once. They
+        stay cached until the versions are (the last cache): uncaching a step whose
+        dependents are not loaded yet makes Spark rebuild them from the uncached plans,
+        computing everything again. -#}
     {%- set cached = ['scd2_items', 'scd2_open_marks', 'scd2_with_marks',
         'scd2_replayed'] | map('replace', 'scd2_', prefix ~ 'scd2_', 1) | list -%}
     {%- set marked_view = prefix ~ 'scd2_marked' -%}
@@ -81,14 +82,22 @@
     {%- endif -%}
     {%- set target = none if rebuild else target_relation -%}
 
-    {#- Each step's view reads the ones before it, several times: stored as SQL text (Spark's
-        default for temporary views), every reference re-analyses the whole chain, and the
-        analysis grows exponentially with the steps (minutes, then out of memory, for a
-        thousand events with a five-column key). Stored as analysed plans, it does not. The
-        session's setting is put back at the end. -#}
-    {%- set store_plans = 'spark.sql.legacy.storeAnalyzedPlanForView' -%}
-    {%- set stored_plans_before = run_query('set ' ~ store_plans).rows[0][1] -%}
-    {% do run_query('set ' ~ store_plans ~ '=true') %}
+    {#- Session settings for the run, put back at its end:
+        - spark.sql.legacy.storeAnalyzedPlanForView: each step's view reads the ones before
+          it, several times: stored as SQL text (Spark's default for temporary views), every
+          reference re-analyses the whole chain, and the analysis grows exponentially with the
+          steps (minutes, then out of memory, for a thousand events with a five-column key).
+          Stored as analysed plans, it does not.
+        - spark.sql.adaptive.enabled off: at each re-plan, adaptive execution writes the whole
+          plan out for Spark's listeners, and a plan over the cached steps holds each step's
+          plan once per path to it: seconds per statement, growing with the steps (a later
+          day of 200,000 keys: 92 s with it, 52 s without; docs/performance.md). Without it,
+          shuffles keep spark.sql.shuffle.partitions and joins are chosen from the sizes
+          Spark knows before running (those of the cached steps are exact). -#}
+    {%- set conf_before = scd2_audit._scd2_events_set_conf({
+        'spark.sql.legacy.storeAnalyzedPlanForView': 'true',
+        'spark.sql.adaptive.enabled': 'false',
+    }) -%}
 
     {% call statement('scd2_events_view') %}
         create or replace temporary view {{ events_view }} as
@@ -112,7 +121,8 @@
     {%- endfor -%}
     {%- do views.append(items_view) -%}
     {%- do views.append(versions_view) -%}
-    {%- set summary = scd2_audit._scd2_events_summary(ctx, marked_view, views, cached) -%}
+    {%- set summary = scd2_audit._scd2_events_summary(
+        ctx, marked_view, views, cached, conf_before) -%}
 
     {#- Items of an event set aside are not applied: with anything set aside, the items are
         cached with that flag. -#}
@@ -152,14 +162,22 @@
             from {{ versions_view }}
         {%- endset -%}
         {%- set main_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql) -%}
-    {#- No version row to write or close (a batch applied again, only duplicates, or deletes
-        of keys with no open version) and no no-op to record: no MERGE, since Iceberg commits
-        even an empty one. -#}
-    {%- elif run_query('select 1 from ' ~ versions_view ~ ' limit 1') | length -%}
-        {%- set main_sql = scd2_audit._scd2_events_merge_sql(
-            ctx, target_relation, versions_view, table_columns) -%}
     {%- else -%}
-        {%- set main_sql = 'select 0 as scd2_new_events' -%}
+        {#- The cached versions are all the MERGE reads: the steps before them are uncached
+            and dropped first, since after a write Spark refreshes, re-planning it, every
+            cached relation that reads the table, and every step reads it. -#}
+        {% do scd2_audit._scd2_events_drop_views(
+            views | reject('equalto', versions_view) | list, cached) %}
+        {%- set views = [versions_view] -%}
+        {#- No version row to write or close (a batch applied again, only duplicates, or
+            deletes of keys with no open version) and no no-op to record: no MERGE, since
+            Iceberg commits even an empty one. -#}
+        {%- if run_query('select 1 from ' ~ versions_view ~ ' limit 1') | length -%}
+            {%- set main_sql = scd2_audit._scd2_events_merge_sql(
+                ctx, target_relation, versions_view, table_columns) -%}
+        {%- else -%}
+            {%- set main_sql = 'select 0 as scd2_new_events' -%}
+        {%- endif -%}
     {%- endif -%}
 
     {% call statement('main') %}
@@ -167,7 +185,7 @@
     {% endcall %}
 
     {% do scd2_audit._scd2_events_drop_views(views, cached) %}
-    {% do run_query('set ' ~ store_plans ~ '=' ~ stored_plans_before) %}
+    {% do scd2_audit._scd2_events_set_conf(conf_before) %}
 
     {% do apply_grants(target_relation, config.get('grants'), should_revoke(existing, rebuild)) %}
     {% do persist_docs(target_relation, model) %}

@@ -1,10 +1,12 @@
-{% macro _scd2_events_summary(ctx, items, views, cached) -%}
+{% macro _scd2_events_summary(ctx, items, views, cached, conf_before) -%}
     {#-
         Counts of the run's classified items (_scd2_events_item_steps) by status, logged as one
-        line; fails the run (dropping the run's `views`, uncaching `cached`), before anything is written, on what its configuration does not
-        set aside: malformed and ambiguous events unless on_malformed_event='quarantine', late
-        events when on_late_event='fail'. The error names one offending event (its key,
-        position, operation and problem) and how many there are.
+        line; fails the run (dropping the run's `views`, uncaching `cached`, putting back the
+        session settings `conf_before`), before anything is written, on what its configuration
+        does not set aside: malformed and ambiguous events unless
+        on_malformed_event='quarantine', late events when on_late_event='fail'. The error
+        names one offending event (its key, position, operation and problem) and how many
+        there are.
         Returns {'set_aside': the number of items set aside}.
     -#}
     {%- set keys = ctx.key_columns -%}
@@ -59,6 +61,7 @@
     {%- endif -%}
     {%- if failures -%}
         {% do scd2_audit._scd2_events_drop_views(views, cached) %}
+        {% do scd2_audit._scd2_events_set_conf(conf_before) %}
         {{ exceptions.raise_compiler_error(
             "scd2_events model " ~ ctx.name ~ ": " ~ failures | join('; ')
             ~ ". Nothing was written.") }}
