@@ -90,8 +90,8 @@
           Stored as analysed plans, it does not.
         - spark.sql.adaptive.enabled off: at each re-plan, adaptive execution writes the whole
           plan out for Spark's listeners, and a plan over the cached steps holds each step's
-          plan once per path to it: seconds per statement, growing with the steps (a later
-          day of 200,000 keys: 92 s with it, 52 s without; docs/performance.md). Without it,
+          plan once per path to it: seconds per statement, growing with the steps
+          (docs/performance.md, "Sizing Spark", has the figures). Without it,
           shuffles keep spark.sql.shuffle.partitions and joins are chosen from the sizes
           Spark knows before running (those of the cached steps are exact). -#}
     {%- set conf_before = scd2_audit._scd2_events_set_conf({
