@@ -217,6 +217,39 @@ def test_late_events_are_quarantined_or_fail_the_run(dbt_project: ScratchProject
     assert versions(dbt_project) == rows
 
 
+def test_a_key_whose_first_event_in_the_batch_is_not_applied(dbt_project: ScratchProject) -> None:
+    """The open version rides on the key's first item of the batch (docs/events.md): when that
+    item is a replay or a late event set aside, the key's next events still close it."""
+    write_model(dbt_project, "on_late_event='quarantine',")
+    write_events(dbt_project, [ev("c", 1, "A", 1), ev("u", 1, "B", 5, old=1), ev("c", 2, "P", 1)])
+    run(dbt_project)
+
+    # id 1: A at hour 1 again (a replay, dropped), then C at hour 7 (new).
+    # id 2: P at hour 1 again only (a replay): nothing to write for it.
+    write_events(dbt_project, [ev("c", 1, "A", 1), ev("u", 1, "C", 7, old=1), ev("c", 2, "P", 1)])
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [
+        (1, "A", 1, 5, "update"),
+        (1, "B", 5, 7, "update"),
+        (1, "C", 7, None, None),
+        (2, "P", 1, None, None),
+    ]
+
+    # id 1: X at hour 3 (late: set aside), then D at hour 9 (new).
+    write_events(dbt_project, [ev("u", 1, "X", 3, old=1), ev("u", 1, "D", 9, old=1)])
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [
+        (1, "A", 1, 5, "update"),
+        (1, "B", 5, 7, "update"),
+        (1, "C", 7, 9, "update"),
+        (1, "D", 9, None, None),
+        (2, "P", 1, None, None),
+    ]
+    quarantine = dbt_project.spark.table(dbt_project.table("history__quarantine")).collect()
+    assert [(q.id, q.name) for q in quarantine] == [(1, "X")]
+    assert_generic_tests_pass(dbt_project)
+
+
 @pytest.mark.parametrize(
     ("bad_event", "problem"),
     [

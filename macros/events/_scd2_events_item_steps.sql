@@ -208,8 +208,7 @@
             {%- for key in keys %}
             v.{{ key }},
             {%- endfor %}
-            max(v.{{ e.closed_position }}) as scd2_mark,
-            null as scd2_open_values
+            max(v.{{ e.closed_position }}) as scd2_mark
         from {{ target }} as v
         left semi join (
             select * from {{ prefix }}scd2_touched as i
@@ -220,29 +219,37 @@
     {%- endset -%}
     {%- do steps.append(['scd2_closed_marks', scd2_closed_marks]) -%}
 
-    {%- set scd2_marks -%}
-        select
-            {{ keys | join(', ') }},
-            scd2_mark,
-            {#- A deletion record (hard_deletes='new_record') holds the last values, yet a
-                create with those values is a change. #}
-            case when not scd2_is_delete then scd2_values end as scd2_open_values
-        from {{ prefix }}scd2_open_marks
-        union all
-        select * from {{ prefix }}scd2_closed_marks
+    {%- set key_order -%}
+        partition by {% for key in keys %}i.{{ key }}{{ ', ' if not loop.last }}{% endfor %}
+        order by i.scd2_position
     {%- endset -%}
-    {%- do steps.append(['scd2_marks', scd2_marks]) -%}
-
     {%- set scd2_with_marks -%}
+        {#- Two left joins, not one of the open and closed marks' union: both are partitioned
+            by the key as the items are, so neither join shuffles the items, where a union
+            would shuffle the marks. The key's open version rides along (scd2_current_*): it
+            starts the key's timeline in _scd2_events_versions_sql (with its first item,
+            scd2_key_rank 1), which so reads no other relation and needs no shuffle or sort
+            before its timeline. #}
         select
             i.*,
-            v.scd2_mark,
-            v.scd2_open_values,
-            count_if(v.scd2_mark is null or i.scd2_position > v.scd2_mark) over (
-                partition by {% for key in keys %}i.{{ key }}{{ ', ' if not loop.last }}{% endfor %}
-            ) as scd2_items_after_mark
+            coalesce(o.scd2_mark, c.scd2_mark) as scd2_mark,
+            o.scd2_values as scd2_current_values,
+            o.scd2_is_delete as scd2_current_is_delete,
+            o.scd2_time as scd2_current_time,
+            o.scd2_op as scd2_current_op,
+            o.scd2_previous_key as scd2_current_previous_key,
+            o.scd2_current_id,
+            count_if(
+                coalesce(o.scd2_mark, c.scd2_mark) is null
+                or i.scd2_position > coalesce(o.scd2_mark, c.scd2_mark)
+            ) over (
+                {{ key_order }}
+                rows between unbounded preceding and unbounded following
+            ) as scd2_items_after_mark,
+            row_number() over ({{ key_order }}) as scd2_key_rank
         from {{ prefix }}scd2_items as i
-        left join {{ prefix }}scd2_marks as v on {{ on_keys }}
+        left join {{ prefix }}scd2_open_marks as o on {{ scd2_audit._scd2_join_on(keys, 'i', 'o') }}
+        left join {{ prefix }}scd2_closed_marks as c on {{ scd2_audit._scd2_join_on(keys, 'i', 'c') }}
     {%- endset -%}
     {%- do steps.append(['scd2_with_marks', scd2_with_marks]) -%}
 
@@ -284,15 +291,26 @@
             i.{{ column }},
             {%- endfor %}
             i.scd2_is_ambiguous,
+            i.scd2_mark,
+            i.scd2_current_values,
+            i.scd2_current_is_delete,
+            i.scd2_current_time,
+            i.scd2_current_op,
+            i.scd2_current_previous_key,
+            i.scd2_current_id,
+            i.scd2_key_rank,
             case
                 when i.scd2_kind = 'malformed' then 'malformed'
                 when i.scd2_is_ambiguous then 'ambiguous'
                 {#- The one item of its key after the mark, an upsert with the open version's
                     values and no key change: it changes nothing (several items of a key are
-                    sequenced, and their no-ops dropped, by _scd2_events_versions_sql). #}
+                    sequenced, and their no-ops dropped, by _scd2_events_versions_sql). A
+                    deletion record (hard_deletes='new_record') holds the last values, yet a
+                    create with those values is a change. #}
                 when i.scd2_kind = 'upsert' and i.scd2_previous_key is null
                     and i.scd2_position > i.scd2_mark and i.scd2_items_after_mark = 1
-                    and i.scd2_values = i.scd2_open_values then 'noop'
+                    and not i.scd2_current_is_delete
+                    and i.scd2_values = i.scd2_current_values then 'noop'
                 when i.scd2_mark is null or i.scd2_position > i.scd2_mark then 'new'
                 when i.scd2_kind = 'upsert' and coalesce(r.scd2_same, false) then 'duplicate'
                 when i.scd2_kind != 'upsert' and not coalesce(r.scd2_present, false)

@@ -93,10 +93,20 @@
           plan once per path to it: seconds per statement, growing with the steps
           (docs/performance.md, "Sizing Spark", has the figures). Without it,
           shuffles keep spark.sql.shuffle.partitions and joins are chosen from the sizes
-          Spark knows before running (those of the cached steps are exact). -#}
+          Spark knows before running (those of the cached steps are exact).
+        - spark.sql.inMemoryColumnarStorage.compressed off: the run's cached steps live for
+          one run and are each read a few times; compressing them cost more than computing
+          them (docs/performance.md, "Sizing Spark"). They take more memory (spilled to disk
+          beyond it, as the default storage level does).
+        - spark.sql.requireAllClusterKeysForCoPartition off: the MERGE joins on the key and
+          the version id, and its source, the versions, is already partitioned by the key;
+          Spark then shuffles only the table to match, where by default it shuffles both by
+          all the join's columns. -#}
     {%- set conf_before = scd2_audit._scd2_events_set_conf({
         'spark.sql.legacy.storeAnalyzedPlanForView': 'true',
         'spark.sql.adaptive.enabled': 'false',
+        'spark.sql.inMemoryColumnarStorage.compressed': 'false',
+        'spark.sql.requireAllClusterKeysForCoPartition': 'false',
     }) -%}
 
     {% call statement('scd2_events_view') %}
@@ -138,8 +148,7 @@
         {% do scd2_audit._scd2_events_quarantine(ctx, events_view, items_view) %}
     {%- endif -%}
 
-    {%- set open_versions = none if rebuild else prefix ~ 'scd2_open_marks' -%}
-    {%- set versions_sql = scd2_audit._scd2_events_versions_sql(ctx, items_view, open_versions) -%}
+    {%- set versions_sql = scd2_audit._scd2_events_versions_sql(ctx, items_view, not rebuild) -%}
     {#- A later run caches its versions: the MERGE reads them twice, and whether there are
         any decides whether it runs. -#}
     {%- if not rebuild -%}

@@ -15,7 +15,11 @@
     merge into {{ target }} as t
     using {{ versions }} as s
         on
-            s.{{ cols.dbt_scd_id }} = t.{{ cols.dbt_scd_id }}
+            {#- The key besides the id (which alone decides: a 'close' or 'touch' row holds the
+                key and id of one open version): the versions are partitioned by the key, so
+                the MERGE's joins shuffle only the table. #}
+            {{ scd2_audit._scd2_join_on(ctx.key_columns, 's', 't') }}
+            and s.{{ cols.dbt_scd_id }} = t.{{ cols.dbt_scd_id }}
             and s.scd2_action in ('close', 'touch')
             and {{ scd2_audit._scd2_open_version_sql('t', true, ctx) }}
     when matched and s.scd2_action = 'close' then update set

@@ -1,8 +1,8 @@
-{% macro _scd2_events_versions_sql(ctx, items, open_versions=none) -%}
+{% macro _scd2_events_versions_sql(ctx, items, with_current=false) -%}
     {#-
-        The rows an scd2_events run writes, from its classified `items` (_scd2_events_item_steps)
-        and `open_versions`, the table's open versions of the batch's keys as the item steps
-        read them ('scd2_open_marks'; none on the first run), with scd2_action:
+        The rows an scd2_events run writes, from its classified `items` (_scd2_events_item_steps),
+        which carry, on a later run (`with_current`), their key's open version in the table
+        (scd2_current_*, none for a key without one), with scd2_action:
         - 'insert': a version opened by a new item; closed already (valid_to, closing
           position, this run as update process id) when a later item of its key in the same
           batch replaced it, so intermediate versions are kept;
@@ -30,42 +30,49 @@
         items are left out. In the others, a no-op item is a 'seen' row of the timeline, which
         never becomes a version but counts in its key's scd2_seen_position. -#}
     {%- set record_noops = e.last_position is defined -%}
-    with scd2_applied_items as (
-        select * from {{ items }}
-        where
+    with scd2_items as (
+        select
+            *,
             scd2_status in ('new'{{ ", 'noop'" if record_noops }})
-            and not scd2_event_set_aside
+                and not scd2_event_set_aside as scd2_is_applied
+        from {{ items }}
     ),
 
     scd2_timeline as (
-        {%- if open_versions is not none %}
+        {#- Per key, its applied items and, first, its open version, which its first item
+            (applied or not) carries: exploded from the items, which the item steps left
+            partitioned by the key, so that the windows below need no shuffle. An open
+            version with no applied item after it writes nothing (scd2_rows). #}
         select
             {%- for key in keys %}
-            v.{{ key }},
+            {{ key }},
             {%- endfor %}
-            v.scd2_values,
-            v.scd2_mark as scd2_position,
-            v.scd2_time,
-            v.scd2_op,
-            v.scd2_previous_key,
-            'current' as scd2_kind,
-            v.scd2_is_delete,
-            v.scd2_current_id
-        from {{ open_versions }} as v
-        left semi join scd2_applied_items as i on {{ scd2_audit._scd2_join_on(keys, 'i', 'v') }}
-        union all
-        {%- endif %}
-        select
-            {{ keys | join(', ') }},
-            scd2_values,
-            scd2_position,
-            scd2_time,
-            scd2_op,
-            scd2_previous_key,
-            case when scd2_status = 'noop' then 'seen' else scd2_kind end as scd2_kind,
-            scd2_kind != 'upsert' as scd2_is_delete,
-            cast(null as string) as scd2_current_id
-        from scd2_applied_items
+            scd2_row.*
+        from scd2_items
+        lateral view explode(array_compact(array(
+            {%- if with_current %}
+            case when scd2_key_rank = 1 and scd2_current_id is not null then named_struct(
+                'scd2_values', scd2_current_values,
+                'scd2_position', scd2_mark,
+                'scd2_time', scd2_current_time,
+                'scd2_op', scd2_current_op,
+                'scd2_previous_key', scd2_current_previous_key,
+                'scd2_kind', 'current',
+                'scd2_is_delete', scd2_current_is_delete,
+                'scd2_current_id', scd2_current_id
+            ) end,
+            {%- endif %}
+            case when scd2_is_applied then named_struct(
+                'scd2_values', scd2_values,
+                'scd2_position', scd2_position,
+                'scd2_time', scd2_time,
+                'scd2_op', scd2_op,
+                'scd2_previous_key', scd2_previous_key,
+                'scd2_kind', case when scd2_status = 'noop' then 'seen' else scd2_kind end,
+                'scd2_is_delete', scd2_kind != 'upsert',
+                'scd2_current_id', cast(null as string)
+            ) end
+        ))) as scd2_row
     ),
 
     scd2_sequenced as (
