@@ -250,6 +250,60 @@ def test_a_key_whose_first_event_in_the_batch_is_not_applied(dbt_project: Scratc
     assert_generic_tests_pass(dbt_project)
 
 
+RUN_SETTINGS = (
+    "spark.sql.adaptive.enabled",
+    "spark.sql.legacy.storeAnalyzedPlanForView",
+    "spark.sql.inMemoryColumnarStorage.compressed",
+    "spark.sql.requireAllClusterKeysForCoPartition",
+)
+
+
+def test_the_session_settings_are_put_back(dbt_project: ScratchProject) -> None:
+    """A run changes Spark settings for its own statements (docs/events.md). They are put back
+    after a run, after a run it fails itself, and, by the next run, after a run stopped by a
+    failing statement."""
+    spark = dbt_project.spark
+    spark.conf.set("spark.sql.adaptive.enabled", "true")
+    before = {name: spark.conf.get(name) for name in RUN_SETTINGS}
+
+    def settings() -> dict[str, str]:
+        return {name: spark.conf.get(name) for name in RUN_SETTINGS}
+
+    write_model(dbt_project)
+    write_events(dbt_project, [ev("c", 1, "A", 0)])
+    run(dbt_project)
+    assert settings() == before
+
+    write_events(dbt_project, [ev("c", None, "B", 1)])
+    assert "null key" in failure(dbt_project)
+    assert settings() == before
+
+    # A statement fails after the settings were changed: the run stops there.
+    dbt_project.write(
+        "models/history.sql",
+        """
+        {{ config(
+            materialized='scd2_events', unique_key='id', event_order_by=['ts', 'lsn'],
+            event_old_key_columns=['before_id'],
+        ) }}
+        select
+            id,
+            case when name = 'boom' then raise_error('boom') else name end as name,
+            op, ts, lsn, before_id
+        from {{ target.schema }}.raw_events
+        """,
+    )
+    write_events(dbt_project, [ev("c", 2, "boom", 1)])
+    assert "boom" in failure(dbt_project)
+    assert spark.conf.get("spark.sql.adaptive.enabled") == "false"
+
+    write_model(dbt_project)
+    write_events(dbt_project, [ev("c", 2, "B", 1)])
+    run(dbt_project)
+    assert settings() == before
+    assert brief(versions(dbt_project)) == [(1, "A", 0, None, None), (2, "B", 1, None, None)]
+
+
 @pytest.mark.parametrize(
     ("bad_event", "problem"),
     [

@@ -82,7 +82,8 @@
     {%- endif -%}
     {%- set target = none if rebuild else target_relation -%}
 
-    {#- Session settings for the run, put back at its end:
+    {#- Session settings for the run, put back at its end (or by the next run, after one
+        stopped by a failing statement: _scd2_events_set_conf):
         - spark.sql.legacy.storeAnalyzedPlanForView: each step's view reads the ones before
           it, several times: stored as SQL text (Spark's default for temporary views), every
           reference re-analyses the whole chain, and the analysis grows exponentially with the
@@ -194,7 +195,7 @@
     {% endcall %}
 
     {% do scd2_audit._scd2_events_drop_views(views, cached) %}
-    {% do scd2_audit._scd2_events_set_conf(conf_before) %}
+    {% do scd2_audit._scd2_events_set_conf(conf_before, restore=true) %}
 
     {% do apply_grants(target_relation, config.get('grants'), should_revoke(existing, rebuild)) %}
     {% do persist_docs(target_relation, model) %}

@@ -61,7 +61,7 @@
     {%- endif -%}
     {%- if failures -%}
         {% do scd2_audit._scd2_events_drop_views(views, cached) %}
-        {% do scd2_audit._scd2_events_set_conf(conf_before) %}
+        {% do scd2_audit._scd2_events_set_conf(conf_before, restore=true) %}
         {{ exceptions.raise_compiler_error(
             "scd2_events model " ~ ctx.name ~ ": " ~ failures | join('; ')
             ~ ". Nothing was written.") }}
