@@ -57,6 +57,11 @@ DEFAULT_WORKER_MEMORY = "4g"
 DEFAULT_WORKER_CORES = 2
 DEFAULT_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
+# A stopped part's ports can stay bound a moment after its pid looks gone (seen in the suite: a
+# metastore restart found its own port taken; likely the JVM's main thread already a zombie
+# while its other threads finish the shutdown): restart waits that long before calling the
+# port taken by another process.
+PORT_RELEASE_WAIT = 10.0
 EXIT_NOT_RUNNING = 3
 METASTORE_DATABASE = "metastore"
 METASTORE_USER = "hive"
@@ -561,6 +566,10 @@ def restart(part: str, timeout: float = DEFAULT_TIMEOUT, say: bool = True) -> Cl
     except ThriftStopError as exc:
         raise ClusterError(f"restart {part}: could not stop it: {exc}") from None
     taken = _taken_ports(_part_ports(state.ports, part))
+    deadline = time.monotonic() + PORT_RELEASE_WAIT
+    while taken and time.monotonic() < deadline:
+        time.sleep(0.2)
+        taken = _taken_ports(taken)
     if taken:
         raise ClusterAlreadyRunningError(
             f"restart {part}: port(s) {', '.join(map(str, taken))} taken by another process "
