@@ -24,7 +24,11 @@
     {%- set kept = {} if kept == '<undefined>' else fromjson(kept) -%}
     {%- set before = {} -%}
     {%- for name, value in settings.items() -%}
-        {%- do before.update({name: kept.get(name, run_query('set ' ~ name).rows[0][1])}) -%}
+        {%- if name in kept -%}
+            {%- do before.update({name: kept[name]}) -%}
+        {%- else -%}
+            {%- do before.update({name: run_query('set ' ~ name).rows[0][1]}) -%}
+        {%- endif -%}
         {% do run_query('set ' ~ name ~ '=' ~ value) %}
     {%- endfor -%}
     {% do run_query('set ' ~ key ~ '=' ~ tojson(before)) %}
