@@ -6,10 +6,10 @@ dbt-spark (the same project without macros/snapshots: dbt-adapters' staging quer
 dbt-spark's MERGE and materialization; see REFERENCE_FIX for the one fix it gets). Both
 must hold the same versions: key, values, validity and dbt_is_deleted, and the same run
 opening and closing each, except where this project departs from dbt on purpose (see
-DEPARTURES). Run times differ
-between the two projects, so each timestamp a run wrote (validity of check-strategy versions,
-deletes) is replaced by the number of the run that wrote it; for ours, the audit columns must
-name those same runs.
+DEPARTURES). Each project holds one snapshot per configuration (CONFIGS), and each day one
+`dbt snapshot` per project runs them all. Run times differ between the two projects, so each
+timestamp a run wrote (validity of check-strategy versions, deletes) is replaced by the number
+of the run that wrote it; for ours, the audit columns must name those same runs.
 """
 
 from __future__ import annotations
@@ -124,18 +124,22 @@ class Run:
     ended: datetime
 
 
-def _snapshot(project: ScratchProject, config: str, source_schema: str) -> None:
+def _snapshot(project: ScratchProject, name: str, config: str, source_schema: str) -> None:
     # A name no other test uses: stock dbt-spark stages in a view named `<snapshot>__dbt_tmp`
     # that every test in this Spark session would share.
     project.write(
-        "snapshots/equiv.sql",
+        f"snapshots/{name}.sql",
         f"""
-        {{% snapshot equiv %}}
+        {{% snapshot {name} %}}
         {{{{ config(unique_key='id', {config}) }}}}
         select * from {source_schema}.src
         {{% endsnapshot %}}
         """,
     )
+
+
+def _name(config_id: str) -> str:
+    return "equiv_" + config_id.replace("-", "_")
 
 
 def _run(project: ScratchProject) -> Run:
@@ -200,56 +204,82 @@ def _open_by_scd_id(spark: SparkSession, table: str) -> dict[str, bool]:
     }
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("config", list(CONFIGS.values()), ids=list(CONFIGS))
-def test_same_versions_as_dbt_own_snapshot_logic(
-    spark: SparkSession, dbt_project: ScratchProject, config: str
-) -> None:
-    ours = dbt_project
-    stock = ScratchProject(ours.root.parent / "stock", ours.schema + "_stock", spark)
+@dataclass(frozen=True)
+class Snapshotted:
+    """Both projects after the four days: each day one `dbt snapshot` per project runs every
+    configuration (one snapshot each, over the same source)."""
+
+    ours: ScratchProject
+    stock: ScratchProject
+    runs: dict[str, list[Run]]
+    # (project, snapshot) -> dbt_scd_id -> the day whose run opened / closed it, from the
+    # table's state after each run
+    opened_by: dict[tuple[str, str], dict[str, int]]
+    closed_by: dict[tuple[str, str], dict[str, int]]
+
+
+@pytest.fixture(scope="module")
+def snapshotted(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Snapshotted:
+    root = tmp_path_factory.mktemp("equivalence")
+    ours = ScratchProject(root / "ours", "snapshot_equivalence", spark)
+    stock = ScratchProject(root / "stock", "snapshot_equivalence_stock", spark)
     shutil.rmtree(stock.root / "macros" / "snapshots")
     stock.write("macros/reference_fix.sql", REFERENCE_FIX)
-    _snapshot(ours, config, ours.schema)
-    _snapshot(stock, config, ours.schema)
+    for config_id, config in CONFIGS.items():
+        for project in (ours, stock):
+            _snapshot(project, _name(config_id), config, ours.schema)
     spark.sql(f"create schema if not exists {ours.schema}")
 
+    projects = {"ours": ours, "stock": stock}
     runs: dict[str, list[Run]] = {"ours": [], "stock": []}
-    opened_by: dict[str, dict[str, int]] = {"ours": {}, "stock": {}}
-    closed_by: dict[str, dict[str, int]] = {"ours": {}, "stock": {}}
+    opened_by: dict[tuple[str, str], dict[str, int]] = {}
+    closed_by: dict[tuple[str, str], dict[str, int]] = {}
     for number, (ddl, rows) in enumerate(DAYS, start=1):
         spark.createDataFrame(rows, ddl).writeTo(ours.table("src")).using(
             "iceberg"
         ).createOrReplace()
-        for name, project in (("ours", ours), ("stock", stock)):
-            runs[name].append(_run(project))
-            # Which run opened and closed each version, from the table's state after each run.
-            for scd_id, is_open in _open_by_scd_id(spark, project.table("equiv")).items():
-                opened_by[name].setdefault(scd_id, number)
-                if not is_open:
-                    closed_by[name].setdefault(scd_id, number)
+        for side, project in projects.items():
+            runs[side].append(_run(project))
+            for config_id in CONFIGS:
+                name = _name(config_id)
+                table = project.table(name)
+                for scd_id, is_open in _open_by_scd_id(spark, table).items():
+                    opened_by.setdefault((side, name), {}).setdefault(scd_id, number)
+                    if not is_open:
+                        closed_by.setdefault((side, name), {}).setdefault(scd_id, number)
+    return Snapshotted(ours, stock, runs, opened_by, closed_by)
 
-    skip = _departing_ids(config)
-    ours_versions = _versions(spark, ours.table("equiv"), runs["ours"], ours=True, skip=skip)
-    stock_versions = _versions(spark, stock.table("equiv"), runs["stock"], ours=False, skip=skip)
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config_id", list(CONFIGS))
+def test_same_versions_as_dbt_own_snapshot_logic(
+    spark: SparkSession, snapshotted: Snapshotted, config_id: str
+) -> None:
+    name = _name(config_id)
+    ours, stock, runs = snapshotted.ours, snapshotted.stock, snapshotted.runs
+    skip = _departing_ids(CONFIGS[config_id])
+    ours_versions = _versions(spark, ours.table(name), runs["ours"], ours=True, skip=skip)
+    stock_versions = _versions(spark, stock.table(name), runs["stock"], ours=False, skip=skip)
     assert ours_versions == stock_versions
 
     # The run that opened and closed each version, as the table's states show it: ours must
     # match stock's version for version (versions keyed by their values and validity).
-    def lifecycle(name: str, project: ScratchProject) -> list[tuple]:
-        table = project.table("equiv")
+    def lifecycle(side: str, project: ScratchProject) -> list[tuple]:
+        opened_by = snapshotted.opened_by[side, name]
+        closed_by = snapshotted.closed_by.get((side, name), {})
         found = []
-        for r in spark.table(table).collect():
+        for r in spark.table(project.table(name)).collect():
             if r.id in skip:
                 continue
             key = (r.id, r.name, r.amount, str(r.updated_at))
-            found.append((key, opened_by[name][r.dbt_scd_id], closed_by[name].get(r.dbt_scd_id)))
+            found.append((key, opened_by[r.dbt_scd_id], closed_by.get(r.dbt_scd_id)))
         return sorted(found, key=repr)
 
     assert lifecycle("ours", ours) == lifecycle("stock", stock)
     # Ours is laid out so that a run reads only the open versions.
     partitioning = [
         tuple(r)
-        for r in spark.sql(f"describe table {ours.table('equiv')}").collect()
+        for r in spark.sql(f"describe table {ours.table(name)}").collect()
         if r[0] and not r[0].startswith("#")
     ]
     assert ("audit_update_process_id", "string", None) in partitioning[-1:]

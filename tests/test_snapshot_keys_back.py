@@ -11,14 +11,17 @@ open version started or any of its closed versions ended; it then starts at the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from pyspark.sql import SparkSession
 
 from python_helpers.tooling.scratch import ScratchProject
 from tests.snapshot_helpers import assert_closed, assert_open, history
 from tests.test_reliability import (
+    SCD2_TESTS,
     assert_generic_tests_pass,
     write_source,
     write_table_snapshot,
@@ -213,32 +216,95 @@ MIXED_CONFIGS = {
 }
 
 
+def _mixed_name(config_id: str) -> str:
+    return "snap_" + config_id.replace("-", "_")
+
+
+@dataclass
+class MixedDay:
+    """What one snapshot's table showed after one day's run."""
+
+    open_versions: dict[int, tuple[str, int]]  # id -> (name, amount) of its live version
+    live: int  # live versions (more than open_versions when a key has two)
+    overlapping: list[int]  # keys with two versions valid at one instant
+    scd_ids: list[str]
+    rows: list[tuple]  # every version, every column, in dbt_scd_id order
+    generic_tests: dict[str, str]  # the scd2 data test -> status
+
+
+@pytest.fixture(scope="module")
+def mixed_days(
+    spark: SparkSession, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, list[MixedDay]]:
+    """MIXED_DAYS and the last day again, on one snapshot per MIXED_CONFIGS entry over one
+    source: each day one `dbt snapshot` and one `dbt test` run them all."""
+    root = tmp_path_factory.mktemp("mixed_days")
+    project = ScratchProject(root / "project", "keys_back_mixed_days", spark)
+    for config_id, config in MIXED_CONFIGS.items():
+        write_table_snapshot(project, f"unique_key='id', {config}", _mixed_name(config_id))
+    seen: dict[str, list[MixedDay]] = {config_id: [] for config_id in MIXED_CONFIGS}
+    for ddl, rows in [*MIXED_DAYS, MIXED_DAYS[-1]]:
+        write_source(project, rows, ddl)
+        project.dbt("snapshot")
+        tested = project.dbt("test")
+        statuses: dict[str, dict[str, str]] = {}
+        for result in tested.result.results:
+            (snapshot,) = [n.split(".")[-1] for n in result.node.depends_on.nodes]
+            statuses.setdefault(snapshot, {})[result.node.test_metadata.name] = str(
+                result.status
+            ).lower()
+        for config_id, config in MIXED_CONFIGS.items():
+            name = _mixed_name(config_id)
+            table = project.table(name)
+            upper = "VALID_TO" in config
+            valid_to, scd_id = ("VALID_TO", "SCD_ID") if upper else ("dbt_valid_to", "dbt_scd_id")
+            is_deleted = "IS_DELETED" if upper else "dbt_is_deleted"
+            live = f"{valid_to} is null"
+            if "new_record" in config:
+                live += f" and {is_deleted} = 'False'"
+            overlapping = spark.sql(
+                f"""
+                select a.id from {table} as a
+                inner join {table} as b
+                    on a.id = b.id and a.{scd_id} < b.{scd_id}
+                    and a.effective_start_ts < b.effective_end_ts
+                    and b.effective_start_ts < a.effective_end_ts
+                """
+            ).collect()
+            seen[config_id].append(
+                MixedDay(
+                    open_versions={
+                        r.id: (r.name, r.amount)
+                        for r in spark.sql(
+                            f"select id, name, amount from {table} where {live}"
+                        ).collect()
+                    },
+                    live=spark.sql(f"select count(*) from {table} where {live}").first()[0],
+                    overlapping=[r.id for r in overlapping],
+                    scd_ids=[r[0] for r in spark.sql(f"select {scd_id} from {table}").collect()],
+                    rows=[tuple(r) for r in spark.table(table).orderBy(scd_id).collect()],
+                    generic_tests=statuses.get(name, {}),
+                )
+            )
+    return seen
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("config", list(MIXED_CONFIGS.values()), ids=list(MIXED_CONFIGS))
+@pytest.mark.parametrize("config_id", list(MIXED_CONFIGS))
 def test_many_days_of_mixed_changes_keep_every_rule(
-    dbt_project: ScratchProject, config: str
+    spark: SparkSession, mixed_days: dict[str, list[MixedDay]], config_id: str
 ) -> None:
     """After every day: each source row is exactly one open version with its values, deleted
     keys have none (unless deletes are ignored), no two versions of a key overlap, ids are
     unique, and every generic test passes. A day repeated changes nothing."""
-    write_table_snapshot(dbt_project, f"unique_key='id', {config}")
-    upper = "VALID_TO" in config
-    valid_to, scd_id = ("VALID_TO", "SCD_ID") if upper else ("dbt_valid_to", "dbt_scd_id")
-    is_deleted = "IS_DELETED" if upper else "dbt_is_deleted"
-    new_record = "new_record" in config
-    table = dbt_project.table("snap")
-    spark = dbt_project.spark
+    config = MIXED_CONFIGS[config_id]
+    days = mixed_days[config_id]
     seen: set[int] = set()
-    for number, (ddl, rows) in enumerate([*MIXED_DAYS, MIXED_DAYS[-1]], start=1):
-        write_source(dbt_project, rows, ddl)
-        dbt_project.dbt("snapshot")
-        live = f"{valid_to} is null" + (f" and {is_deleted} = 'False'" if new_record else "")
-        open_versions = {
-            r.id: (r.name, r.amount)
-            for r in spark.sql(f"select id, name, amount from {table} where {live}").collect()
-        }
-        opened = spark.sql(f"select count(*) from {table} where {live}").first()[0]
-        assert opened == len(open_versions), f"day {number}: a key with two open versions"
+    for number, ((_ddl, rows), day) in enumerate(
+        zip([*MIXED_DAYS, MIXED_DAYS[-1]], days, strict=True), start=1
+    ):
+        open_versions = day.open_versions
+        assert day.live == len(open_versions), f"day {number}: a key with two open versions"
         source = {r[0]: (r[1], r[2]) for r in rows}
         seen |= set(source)
         if "ignore" in config:
@@ -246,23 +312,12 @@ def test_many_days_of_mixed_changes_keep_every_rule(
                 assert key in open_versions, f"day {number}: {key} closed, deletes ignored"
             open_versions = {k: v for k, v in open_versions.items() if k in source}
         assert open_versions == source, f"day {number}"
-        overlapping = spark.sql(
-            f"""
-            select a.id from {table} as a
-            inner join {table} as b
-                on a.id = b.id and a.{scd_id} < b.{scd_id}
-                and a.effective_start_ts < b.effective_end_ts
-                and b.effective_start_ts < a.effective_end_ts
-            """
-        ).collect()
-        assert overlapping == [], f"day {number}: overlapping versions"
-        ids = spark.sql(f"select {scd_id} from {table}").collect()
-        assert len({r[0] for r in ids}) == len(ids), f"day {number}: an id used twice"
-        assert_generic_tests_pass(dbt_project)
-        if number == len(MIXED_DAYS):
-            after_last = spark.table(table).orderBy(scd_id).collect()
+        assert day.overlapping == [], f"day {number}: overlapping versions"
+        assert len(set(day.scd_ids)) == len(day.scd_ids), f"day {number}: an id used twice"
+        assert day.generic_tests == dict.fromkeys(SCD2_TESTS, "pass"), f"day {number}"
     # The last day again: nothing changes.
-    assert spark.table(table).orderBy(scd_id).collect() == after_last
+    assert days[-1].rows == days[-2].rows
+    table = f"keys_back_mixed_days.{_mixed_name(config_id)}"
     columns = spark.table(table).columns
     assert {"region", "category"} <= set(columns)
     assert dict(spark.table(table).dtypes)["amount"] == "bigint"
