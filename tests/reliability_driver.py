@@ -13,8 +13,7 @@ printing JSON lines (prefixed ``RESULT``) for the test to read:
     id updated, every 50th deleted, ``rows / 20`` new ids), the table's state (row hash,
     counts, Iceberg snapshots) and the size of ``logs/dbt.log``, written to ``--state``; then,
     with ``--snapshot``, day 2's ``dbt snapshot``: the run the test kills (or whose worker it
-    kills) during its merge. ``--wait``: before day 2's snapshot, print ``WAITING`` and read a
-    line from stdin (the test restarts the metastore meanwhile).
+    kills) during its merge.
 ``snapshot``
     Day 2's ``dbt snapshot`` once, after ``WAITING`` and a line on stdin (the test starts two
     at once), whatever its outcome: ``{"run", "ok", "error"}``.
@@ -237,7 +236,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=40_000, help="setup: day 1's keys")
     parser.add_argument("--state", type=Path, help="setup: where to write the state JSON")
     parser.add_argument("--snapshot", action="store_true", help="setup: then run day 2")
-    parser.add_argument("--wait", action="store_true", help="setup: WAITING before day 2's run")
     parser.add_argument(
         "--target",
         choices=("local", "cluster"),
@@ -273,8 +271,6 @@ def main(argv: list[str] | None = None) -> int:
         partial.replace(args.state)  # the test polls for the file: never show it half-written
         _emit(state)
         if args.snapshot:
-            if args.wait:
-                _wait_for_go()
             day2 = project.dbt("snapshot")
             _emit({"day2_run": day2.invocation_id, "day2_seconds": day2.seconds})
         return 0

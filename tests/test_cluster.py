@@ -4,18 +4,18 @@ The slow tests share one cluster (PostgreSQL, the metastore service, a master an
 that the module starts on ports no other process uses, in a lakehouse of its own, and stops:
 
 1. three applications at once: a Thrift server on the cluster, the pipeline (reconciled) and a
-   second JVM committing to its own table; the server reads the tables of both;
+   second JVM committing to its own table; the server reads the tables of both; then the
+   metastore service is restarted under the running server, which reads and commits again;
 2. a worker killed during a snapshot's merge: the run completes (Spark re-runs the lost tasks
    on the other worker) or fails with nothing written; the next run completes the day; no
    version is lost or duplicated; ``restart worker-N`` brings the worker back;
-3. the metastore service restarted between two runs of one JVM;
-4. two snapshot runs of one table at once from two JVMs: Iceberg's commit lets one through
+3. two snapshot runs of one table at once from two JVMs: Iceberg's commit lets one through
    and fails the other with nothing written (or finds nothing left to do);
-5. stop leaves no process and no port behind (the fixture's teardown).
+4. stop leaves no process and no port behind (the fixture's teardown).
 
 The fault scenarios run tests/reliability_driver.py with ``--target cluster``: the same day 2
-(20,000 keys for the worker kill, fewer for the others) and the same version counts as the
-kill-during-merge test of tests/test_reliability.py.
+(20,000 keys for the worker kill, fewer for two runs at once) and the same version counts as
+the kill-during-merge test of tests/test_reliability.py.
 """
 
 from __future__ import annotations
@@ -54,9 +54,7 @@ from tests.subprocess_helpers import results, wait_for
 
 CLI = [sys.executable, "-m", "python_helpers.operations.cluster"]
 TIMEOUT = 900
-# Day 1's keys where no kill has to land inside the merge: the metastore restarted between two
-# runs, and two runs released together (their merges, several seconds each, overlap).
-RESTART_ROWS = 2_000
+# Day 1's keys of two runs released together: their merges, several seconds each, overlap.
 CONCURRENT_ROWS = 5_000
 
 
@@ -227,7 +225,9 @@ def cluster() -> Iterator[Cluster]:
 def test_pipeline_beside_a_thrift_server_and_a_second_application(cluster: Cluster) -> None:
     """Three applications of the cluster at once, on the same metastore: a Thrift server, the
     pipeline on the cluster target (reconciled), and another JVM committing to its own Iceberg
-    table; the server then reads the tables of both. A second start is refused."""
+    table; the server then reads the tables of both. A second start is refused. Then the
+    metastore service is restarted: the server, a JVM that was connected to the old one, reads
+    and commits (Iceberg's commit takes the metastore's lock) as before."""
     again = cluster.cli("start", "--port-offset", str(cluster.offset))
     assert again.returncode == 1 and "already runs" in again.stderr, again.stderr
     thrift_port = next(p for p in range(10300, 10400) if not port_in_use("127.0.0.1", p))
@@ -277,6 +277,20 @@ def test_pipeline_beside_a_thrift_server_and_a_second_application(cluster: Clust
         assert cursor.fetchall() == [(300,)]  # day 2's 300 keys, one open version each
         cursor.execute("select count(*) from app2.client_rows")
         assert cursor.fetchall() == [(500,)]
+
+        unknown = cluster.cli("restart", "worker-9")
+        assert unknown.returncode == 2 and "no part 'worker-9'" in unknown.stderr, unknown.stderr
+        old = cluster.pids()["metastore"]
+        restarted = cluster.cli("restart", "metastore")
+        assert restarted.returncode == 0, restarted.stdout + restarted.stderr
+        assert not pid_alive(old) and cluster.pids()["metastore"] != old
+        cursor.execute("insert into app2.client_rows select id from range(500, 600)")
+        cursor.execute("select count(*) from app2.client_rows")
+        assert cursor.fetchall() == [(600,)]
+        cursor.execute("select count(*) from app2.client_rows.snapshots")
+        assert cursor.fetchall() == [(6,)]  # the client's five commits and the server's
+        cursor.execute("select count(*) from piped.cdc_check_snapshot where dbt_valid_to is null")
+        assert cursor.fetchall() == [(300,)]
         connection.close()
     finally:
         for process in processes:
@@ -287,6 +301,7 @@ def test_pipeline_beside_a_thrift_server_and_a_second_application(cluster: Clust
             [*thrift, "stop", "--port", str(thrift_port)],
             env=cluster.env, cwd=PROJECT_ROOT, capture_output=True, timeout=120,
         )  # fmt: skip
+        cluster.heal()
     status = cluster.cli("status")
     assert status.returncode == 0 and "NOT RUNNING" not in status.stdout, status.stdout
     # metastore, master, two workers
@@ -425,41 +440,6 @@ def test_worker_killed_during_a_snapshot_merge(cluster: Cluster, tmp_path: Path)
         assert not commits and after["table_after_kill"] == before["table"], text[-5000:]
     assert _data_counts(after) == driver.expected_counts(driver.KILL_ROWS)
     assert "NOT RUNNING" not in cluster.cli("status").stdout
-
-
-@pytest.mark.slow
-def test_metastore_restarted_between_two_runs(cluster: Cluster, tmp_path: Path) -> None:
-    """One JVM: day 1's snapshot; the metastore service restarted; day 2's snapshot."""
-    project, schema, rows = tmp_path / "project", "metastore_restart", RESTART_ROWS
-    state_file, output = tmp_path / "state.json", tmp_path / "setup.out"
-    argv = cluster.reliability(
-        "setup", project, schema, "--rows", str(rows), "--state", str(state_file),
-        "--snapshot", "--wait",
-    )  # fmt: skip
-    process = cluster.popen(argv, output)
-    try:
-        _wait_for(lambda: "WAITING" in output.read_text(), process, "day 1 was done", output)
-        unknown = cluster.cli("restart", "worker-9")
-        assert unknown.returncode == 2 and "no part 'worker-9'" in unknown.stderr, unknown.stderr
-        old = cluster.pids()["metastore"]
-        restarted = cluster.cli("restart", "metastore")
-        assert restarted.returncode == 0, restarted.stdout + restarted.stderr
-        assert not pid_alive(old) and cluster.pids()["metastore"] != old
-        assert process.stdin is not None
-        process.stdin.write("go\n")
-        process.stdin.close()
-        process.wait(timeout=TIMEOUT)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=60)
-        cluster.heal()
-    text = output.read_text()
-    assert process.returncode == 0, text[-5000:]
-    results = _results(text)
-    after = _verify(cluster, project, schema, results["day1_run"], results["day2_run"])
-    _assert_day2_done_by(after, results["day2_run"], rows)
-    assert _data_counts(after) == driver.expected_counts(rows)
 
 
 @pytest.mark.slow
