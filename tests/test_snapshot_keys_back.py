@@ -216,6 +216,9 @@ MIXED_CONFIGS = {
 }
 
 
+MIXED_SCHEMA = "keys_back_mixed_days"
+
+
 def _mixed_name(config_id: str) -> str:
     return "snap_" + config_id.replace("-", "_")
 
@@ -239,7 +242,7 @@ def mixed_days(
     """MIXED_DAYS and the last day again, on one snapshot per MIXED_CONFIGS entry over one
     source: each day one `dbt snapshot` and one `dbt test` run them all."""
     root = tmp_path_factory.mktemp("mixed_days")
-    project = ScratchProject(root / "project", "keys_back_mixed_days", spark)
+    project = ScratchProject(root / "project", MIXED_SCHEMA, spark)
     for config_id, config in MIXED_CONFIGS.items():
         write_table_snapshot(project, f"unique_key='id', {config}", _mixed_name(config_id))
     seen: dict[str, list[MixedDay]] = {config_id: [] for config_id in MIXED_CONFIGS}
@@ -271,6 +274,7 @@ def mixed_days(
                     and b.effective_start_ts < a.effective_end_ts
                 """
             ).collect()
+            versions = spark.table(table).orderBy(scd_id).collect()
             seen[config_id].append(
                 MixedDay(
                     open_versions={
@@ -281,8 +285,8 @@ def mixed_days(
                     },
                     live=spark.sql(f"select count(*) from {table} where {live}").first()[0],
                     overlapping=[r.id for r in overlapping],
-                    scd_ids=[r[0] for r in spark.sql(f"select {scd_id} from {table}").collect()],
-                    rows=[tuple(r) for r in spark.table(table).orderBy(scd_id).collect()],
+                    scd_ids=[r[scd_id] for r in versions],
+                    rows=[tuple(r) for r in versions],
                     generic_tests=statuses.get(name, {}),
                 )
             )
@@ -317,7 +321,7 @@ def test_many_days_of_mixed_changes_keep_every_rule(
         assert day.generic_tests == dict.fromkeys(SCD2_TESTS, "pass"), f"day {number}"
     # The last day again: nothing changes.
     assert days[-1].rows == days[-2].rows
-    table = f"keys_back_mixed_days.{_mixed_name(config_id)}"
+    table = f"{MIXED_SCHEMA}.{_mixed_name(config_id)}"
     columns = spark.table(table).columns
     assert {"region", "category"} <= set(columns)
     assert dict(spark.table(table).dtypes)["amount"] == "bigint"
