@@ -3,12 +3,13 @@
 Runs in its own Python process (its own JVM and Derby metastore, on ``LAKEHOUSE_DIR``), with
 dbt in-process on a scratch project whose seed ``big`` has a pinned schema.
 
-``setup``   day 1: 1,000 rows, ``dbt seed``; then day 2's file, 300,000 rows.
-``seed``    ``dbt seed``: the run the test kills while it writes the table.
+``setup``   day 1: 1,000 rows, ``dbt seed``; then day 2's file, 300,000 rows; then prints
+            ``RESULT {"log_offset": N}`` (the size of dbt.log then) and runs day 2's
+            ``dbt seed``: the run the test kills while it writes the table.
 ``verify``  prints ``RESULT after_kill rows=N snapshots=M`` for the table as the killed run
             left it, then seeds again and prints the same line as ``after_rerun``.
 
-``python -m tests.seed_driver setup|seed|verify --project DIR``
+``python -m tests.seed_driver setup|verify --project DIR``
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def _state(project: ScratchProject, label: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("setup", "seed", "verify"), help="step to run")
+    parser.add_argument("command", choices=("setup", "verify"), help="step to run")
     parser.add_argument("--project", type=Path, required=True, help="scratch project folder")
     args = parser.parse_args()
     spark = lakehouse_session("seed-driver", master="local[2]")
@@ -50,7 +51,8 @@ def main() -> None:
         _write_day(project, 1000)
         project.dbt("seed")
         _write_day(project, 300_000)
-    elif args.command == "seed":
+        log_offset = (args.project / "logs" / "dbt.log").stat().st_size
+        print(f'RESULT {{"log_offset": {log_offset}}}', flush=True)
         project.dbt("seed")
     else:
         _state(project, "after_kill")

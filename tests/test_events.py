@@ -346,12 +346,12 @@ def test_ambiguous_events_fail(dbt_project: ScratchProject) -> None:
     assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
 
 
-def deletion_history(project: ScratchProject) -> list[tuple]:
+def deletion_history(project: ScratchProject, table: str = "history") -> list[tuple]:
     """(id, name, start hour, end hour, dbt_is_deleted) per version, in validity order."""
     rows = project.spark.sql(
         f"""
         select id, name, hour(dbt_valid_from) as start, hour(dbt_valid_to) as end, dbt_is_deleted
-        from {project.table("history")} order by dbt_valid_from
+        from {project.table(table)} order by dbt_valid_from
         """
     ).collect()
     return [tuple(r) for r in rows]
@@ -410,12 +410,12 @@ def test_a_lone_no_op_adds_no_version_and_a_re_creation_with_the_last_values_is_
     assert_generic_tests_pass(dbt_project)
 
 
-def last_positions(project: ScratchProject) -> list[tuple]:
+def last_positions(project: ScratchProject, table: str = "history") -> list[tuple]:
     """(id, opened hour, last position's hour) of each open version."""
     rows = project.spark.sql(
         f"""
         select id, event_opened_position.ts as opened, event_last_position.ts as last
-        from {project.table("history")}
+        from {project.table(table)}
         where dbt_valid_to is null
         order by id
         """
@@ -518,40 +518,41 @@ def test_deletes_that_change_nothing(dbt_project: ScratchProject) -> None:
     """A delete of a deleted key: with hard_deletes='new_record' the deletion record takes in its
     position, so an older create arriving later is late; with 'invalidate' there is no open
     version to hold it (a known limit: the older create is applied), and a replay writes no
-    commit."""
-    write_model(dbt_project, "hard_deletes=var('deletes'),")
-    table = dbt_project.table("history")
-    commits = f"select count(*) from {table}.snapshots"
-    for mode in ("new_record", "invalidate"):
-        variables = ("--full-refresh", "--vars", json.dumps({"deletes": mode}))
-        # run 1: A created at 0; run 2: deleted at 2, deleted again at 4
-        write_events(dbt_project, [ev("c", 1, "A", 0)])
-        run(dbt_project, *variables)
-        variables = variables[1:]
-        write_events(dbt_project, [ev("d", 1, None, 2, old=1), ev("d", 1, None, 4, old=1)])
-        run(dbt_project, *variables)
-        # the same batch again: nothing written
-        before = dbt_project.spark.sql(commits).first()[0]
-        run(dbt_project, *variables)
-        assert dbt_project.spark.sql(commits).first()[0] == before, mode
-        # run 3: created with B at 3, before the second delete
-        write_events(dbt_project, [ev("c", 1, "B", 3)])
-        run(dbt_project, *variables)
-        if mode == "new_record":
-            assert last_positions(dbt_project) == [(1, 2, 4)]
-            assert deletion_history(dbt_project) == [
-                (1, "A", 0, 2, "False"),
-                (1, "A", 2, None, "True"),
-            ]
-            late = dbt_project.spark.sql(
-                f"select id, name, scd2_reason from {table}__quarantine"
-            ).collect()
-            assert [(r.id, r.name, r.scd2_reason[:4]) for r in late] == [(1, "B", "late")]
-        else:
-            assert brief(versions(dbt_project)) == [
-                (1, "A", 0, 2, "delete"),
-                (1, "B", 3, None, None),
-            ]
+    commit. One model per mode, over the same events."""
+    modes = ("new_record", "invalidate")
+    for mode in modes:
+        write_model(dbt_project, f"hard_deletes='{mode}',", name=f"history_{mode}")
+
+    def run_both() -> None:
+        dbt_project.dbt("run", "--select", *(f"history_{mode}" for mode in modes))
+
+    # run 1: A created at 0; run 2: deleted at 2, deleted again at 4
+    write_events(dbt_project, [ev("c", 1, "A", 0)])
+    run_both()
+    write_events(dbt_project, [ev("d", 1, None, 2, old=1), ev("d", 1, None, 4, old=1)])
+    run_both()
+    # the same batch again: nothing written
+    before = {mode: iceberg_commits(dbt_project, f"history_{mode}") for mode in modes}
+    run_both()
+    assert {mode: iceberg_commits(dbt_project, f"history_{mode}") for mode in modes} == before
+    # run 3: created with B at 3, before the second delete
+    write_events(dbt_project, [ev("c", 1, "B", 3)])
+    run_both()
+
+    assert last_positions(dbt_project, "history_new_record") == [(1, 2, 4)]
+    assert deletion_history(dbt_project, "history_new_record") == [
+        (1, "A", 0, 2, "False"),
+        (1, "A", 2, None, "True"),
+    ]
+    late = dbt_project.spark.sql(
+        f"select id, name, scd2_reason from {dbt_project.table('history_new_record')}__quarantine"
+    ).collect()
+    assert [(r.id, r.name, r.scd2_reason[:4]) for r in late] == [(1, "B", "late")]
+
+    assert brief(versions(dbt_project, "history_invalidate")) == [
+        (1, "A", 0, 2, "delete"),
+        (1, "B", 3, None, None),
+    ]
 
 
 def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:

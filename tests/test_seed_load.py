@@ -27,6 +27,7 @@ from tests.seed_cases import (
     seed_properties,
     write_csv,
 )
+from tests.subprocess_helpers import results, wait_for
 
 METHODS = ("spark_csv", "sql_inserts")
 
@@ -254,31 +255,28 @@ def test_killed_seed_leaves_yesterdays_table(tmp_path: Path) -> None:
     env = {**os.environ, "LAKEHOUSE_DIR": str(lake), "PYTHONPATH": str(PROJECT_ROOT)}
     driver = [sys.executable, "-m", "tests.seed_driver", "--project", str(project)]
 
-    setup = subprocess.run(
-        [*driver, "setup"], env=env, capture_output=True, text=True, timeout=600, cwd=PROJECT_ROOT
-    )
-    assert setup.returncode == 0, setup.stderr[-3000:]
-
-    log = project / "logs" / "dbt.log"
-    offset = log.stat().st_size
-    process = subprocess.Popen(
-        [*driver, "seed"],
-        env=env,
-        cwd=PROJECT_ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    # One process does day 1 and then day 2's seed, which the test kills once dbt.log, past
+    # day 1's part, shows the table being written.
+    output, log = tmp_path / "setup.out", project / "logs" / "dbt.log"
+    with output.open("w") as out:
+        process = subprocess.Popen(
+            [*driver, "setup"],
+            env=env,
+            cwd=PROJECT_ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
+        wait_for(lambda: bool(results(output.read_text())), process, "day 1", output, 600)
+        (day1,) = results(output.read_text())
+
+        def writing() -> bool:
             with log.open() as handle:
-                handle.seek(offset)
-                if "create or replace table" in handle.read():
-                    break
-            if process.poll() is not None:
-                pytest.fail("the seed ended before it could be killed: make the file larger")
-            time.sleep(0.05)
+                handle.seek(day1["log_offset"])
+                return "create or replace table" in handle.read()
+
+        wait_for(writing, process, "day 2's seed wrote (make the file larger)", output, 300)
         time.sleep(1.0)  # inside the write of the table
         os.killpg(process.pid, signal.SIGKILL)
     finally:
