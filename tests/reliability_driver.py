@@ -237,6 +237,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state", type=Path, help="setup: where to write the state JSON")
     parser.add_argument("--snapshot", action="store_true", help="setup: then run day 2")
     parser.add_argument(
+        "--snapshot-on-go",
+        action="store_true",
+        help="setup: then print WAITING, wait for a line on stdin and run day 2, reporting it "
+        "as the snapshot command does",
+    )
+    parser.add_argument(
         "--target",
         choices=("local", "cluster"),
         default="local",
@@ -273,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.snapshot:
             day2 = project.dbt("snapshot")
             _emit({"day2_run": day2.invocation_id, "day2_seconds": day2.seconds})
+        elif args.snapshot_on_go:
+            _wait_for_go()
+            _emit(_snapshot(project))
         return 0
 
     if args.command == "snapshot":

@@ -445,16 +445,19 @@ def test_worker_killed_during_a_snapshot_merge(cluster: Cluster, tmp_path: Path)
 @pytest.mark.slow
 def test_two_snapshot_runs_of_one_table_at_once(cluster: Cluster, tmp_path: Path) -> None:
     """Day 1 (CONCURRENT_ROWS keys) and day 2's source; then day 2's snapshot from two JVMs,
-    released together once both are up."""
+    released together once both are up. The first JVM is the one that did day 1."""
     project, schema, rows = tmp_path / "project", "two_runs", CONCURRENT_ROWS
     state_file = tmp_path / "state.json"
-    argv = cluster.reliability("setup", project, schema, "--rows", str(rows))
-    setup = cluster.run([*argv, "--state", str(state_file)])
-    assert setup.returncode == 0, setup.stdout[-5000:] + setup.stderr[-5000:]
-    before = json.loads(state_file.read_text())
     outputs = [tmp_path / "run-a.out", tmp_path / "run-b.out"]
-    runs = [cluster.popen(cluster.reliability("snapshot", project, schema), o) for o in outputs]
+    setup = cluster.reliability(
+        "setup", project, schema, "--rows", str(rows), "--state", str(state_file),
+        "--snapshot-on-go",
+    )  # fmt: skip
+    runs = [cluster.popen(setup, outputs[0])]
     try:
+        _wait_for(state_file.exists, runs[0], "day 1 was done", outputs[0])
+        before = json.loads(state_file.read_text())
+        runs.append(cluster.popen(cluster.reliability("snapshot", project, schema), outputs[1]))
         for process, output in zip(runs, outputs, strict=True):
             _wait_for(
                 lambda o=output: "WAITING" in o.read_text(), process, "its JVM was up", output
