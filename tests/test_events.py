@@ -8,11 +8,13 @@ with ``dbt run`` and states the versions expected after each run. Times are hour
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 import yaml
+from pyspark.sql import SparkSession
 
 from python_helpers.tooling.scratch import ScratchProject
 from tests.test_reliability import SCD2_TESTS, iceberg_commits
@@ -31,8 +33,10 @@ def ev(op: str, key: int | None, name: str | None, hour: int | None, lsn: int = 
     return (key, name, op, at(hour) if hour is not None else None, lsn, old)
 
 
-def write_model(project: ScratchProject, config: str = "", name: str = "history") -> None:
-    """An scd2_events model over ``<schema>.raw_events``, with the scd2 generic data tests."""
+def write_model(
+    project: ScratchProject, config: str = "", name: str = "history", source: str = "raw_events"
+) -> None:
+    """An scd2_events model over ``<schema>.<source>``, with the scd2 generic data tests."""
     project.write(
         f"models/{name}.sql",
         f"""
@@ -43,17 +47,17 @@ def write_model(project: ScratchProject, config: str = "", name: str = "history"
             event_old_key_columns=['before_id'],
             {config}
         ) }}}}
-        select * from {{{{ target.schema }}}}.raw_events
+        select * from {{{{ target.schema }}}}.{source}
         """,
     )
     properties = {"version": 2, "models": [{"name": name, "data_tests": list(SCD2_TESTS)}]}
     project.write(f"models/{name}.yml", yaml.safe_dump(properties))
 
 
-def write_events(project: ScratchProject, events: list[tuple]) -> None:
+def write_events(project: ScratchProject, events: list[tuple], table: str = "raw_events") -> None:
     project.spark.sql(f"create schema if not exists {project.schema}")
     frame = project.spark.createDataFrame(events, EVENTS_DDL)
-    frame.writeTo(project.table("raw_events")).using("iceberg").createOrReplace()
+    frame.writeTo(project.table(table)).using("iceberg").createOrReplace()
 
 
 def run(project: ScratchProject, *args: str, check: bool = True):
@@ -304,39 +308,79 @@ def test_the_session_settings_are_put_back(dbt_project: ScratchProject) -> None:
     assert brief(versions(dbt_project)) == [(1, "A", 0, None, None), (2, "B", 1, None, None)]
 
 
-@pytest.mark.parametrize(
-    ("bad_event", "problem"),
-    [
-        (ev("x", 3, "Z", 4), "unknown operation 'x'"),
-        (ev("c", None, "Z", 4), "null key"),
-        (ev("c", 3, "Z", None), "null ordering value in ts"),
-        (ev("u", 1, "Z", 4), "update without an old key (before_id)"),
-    ],
-)
-def test_malformed_event_fails_before_anything_is_written(
-    dbt_project: ScratchProject, bad_event: tuple, problem: str
-) -> None:
-    write_model(dbt_project, "on_malformed_event=var('malformed', 'fail'),")
-    write_events(dbt_project, [ev("c", 1, "A", 0)])
-    run(dbt_project)
-    rows = versions(dbt_project)
-    commits = iceberg_commits(dbt_project, "history")
+MALFORMED = {
+    "unknown_op": (ev("x", 3, "Z", 4), "unknown operation 'x'"),
+    "null_key": (ev("c", None, "Z", 4), "null key"),
+    "null_ts": (ev("c", 3, "Z", None), "null ordering value in ts"),
+    "no_old_key": (ev("u", 1, "Z", 4), "update without an old key (before_id)"),
+}
 
-    write_events(dbt_project, [ev("u", 1, "B", 2, old=1), bad_event])
-    message = failure(dbt_project)
+
+@dataclass(frozen=True)
+class Malformed:
+    """Per kind of malformed event (one model each, over events of its own): the versions and
+    Iceberg commits before the batch holding it; the failed run's message, versions, commits
+    and whether a quarantine table appeared; after the run configured to quarantine, the
+    versions and the quarantine's reasons."""
+
+    before: dict[str, tuple[list[dict[str, Any]], int]]
+    message: dict[str, str]
+    after_failure: dict[str, tuple[list[dict[str, Any]], int, bool]]
+    quarantined: dict[str, tuple[list[tuple], list[str]]]
+
+
+@pytest.fixture(scope="module")
+def malformed(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Malformed:
+    """Each model: A created; then a batch of a good update and one malformed event, run as
+    configured by default (fail), then configured to quarantine."""
+    project = ScratchProject(tmp_path_factory.mktemp("malformed"), "events_malformed", spark)
+    names = [f"history_{kind}" for kind in MALFORMED]
+    for kind, name in zip(MALFORMED, names, strict=True):
+        config = "on_malformed_event=var('malformed', 'fail'),"
+        write_model(project, config, name=name, source=f"raw_{kind}")
+        write_events(project, [ev("c", 1, "A", 0)], table=f"raw_{kind}")
+    select = ("run", "--select", *names)
+    project.dbt(*select)
+    before = {n: (versions(project, n), iceberg_commits(project, n)) for n in names}
+
+    for kind, (bad_event, _problem) in MALFORMED.items():
+        write_events(project, [ev("u", 1, "B", 2, old=1), bad_event], table=f"raw_{kind}")
+    failed = project.dbt(*select, check=False)
+    message = {r.node.name: str(r.message) for r in failed.result.results}
+    assert {str(r.status).lower() for r in failed.result.results} == {"error"}, message
+    after_failure = {
+        n: (
+            versions(project, n),
+            iceberg_commits(project, n),
+            spark.catalog.tableExists(project.table(f"{n}__quarantine")),
+        )
+        for n in names
+    }
+
+    project.dbt(*select, "--vars", json.dumps({"malformed": "quarantine"}))
+    quarantined = {
+        n: (
+            brief(versions(project, n)),
+            [r.scd2_reason for r in spark.table(project.table(f"{n}__quarantine")).collect()],
+        )
+        for n in names
+    }
+    return Malformed(before, message, after_failure, quarantined)
+
+
+@pytest.mark.parametrize("kind", list(MALFORMED))
+def test_malformed_event_fails_before_anything_is_written(malformed: Malformed, kind: str) -> None:
+    name, problem = f"history_{kind}", MALFORMED[kind][1]
+    message = malformed.message[name]
     assert "1 malformed event(s)" in message and problem in message, message
-    assert versions(dbt_project) == rows
-    assert iceberg_commits(dbt_project, "history") == commits
-    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history__quarantine"))
+    rows, commits = malformed.before[name]
+    assert malformed.after_failure[name] == (rows, commits, False)
 
     # Configured to quarantine: the malformed event is set aside, the good one applied.
-    run(dbt_project, "--vars", json.dumps({"malformed": "quarantine"}))
-    assert brief(versions(dbt_project)) == [(1, "A", 0, 2, "update"), (1, "B", 2, None, None)]
-    reasons = [
-        r.scd2_reason
-        for r in dbt_project.spark.table(dbt_project.table("history__quarantine")).collect()
-    ]
-    assert reasons == [f"malformed: {problem}"]
+    assert malformed.quarantined[name] == (
+        [(1, "A", 0, 2, "update"), (1, "B", 2, None, None)],
+        [f"malformed: {problem}"],
+    )
 
 
 def test_ambiguous_events_fail(dbt_project: ScratchProject) -> None:

@@ -216,6 +216,11 @@ def _day_events(
         )
 
     step = transition(spark, spec, day)
+    # A score of branches below read the day's rows. Materialized once, they are not recomputed
+    # from day 1 for each branch and each write, and the optimizer does not plan that whole
+    # lineage once per branch (the generator's time on small tables, most of it).
+    classified = step.classified.localCheckpoint(eager=True)
+    new_rows = step.new.localCheckpoint(eager=True)
     plan = spec.plan(day)
     n_key_change = min(round_half_up(events.pct_key_change * plan.deleted), plan.inserted)
     n_recreate = round_half_up(events.pct_recreate * plan.updated)
@@ -234,7 +239,7 @@ def _day_events(
     # Key changes: deleted row number r moves into new row number r (same day, exact count).
     befores = [F.col(before_column(k)) for k in spec.key_columns]
     moved = (
-        step.classified.filter(delete_rank < F.lit(n_key_change))
+        classified.filter(delete_rank < F.lit(n_key_change))
         .select(
             *[F.col(k).alias(before_column(k)) for k in spec.key_columns],
             "_born",
@@ -242,7 +247,7 @@ def _day_events(
             rank.alias("_pair"),
         )
         .join(
-            step.new.select(*spec.key_columns, *spec.value_columns, F.col("_idx").alias("_pair")),
+            new_rows.select(*spec.key_columns, *spec.value_columns, F.col("_idx").alias("_pair")),
             "_pair",
         )
     )
@@ -252,13 +257,13 @@ def _day_events(
         _opened(moved, spec, keys, t0, values, befores, not_delayed),
     ]
 
-    deleted = step.classified.filter(
+    deleted = classified.filter(
         (delete_rank >= F.lit(n_key_change)) & (delete_rank < F.lit(plan.deleted))
     )
     all_events.append(emit(deleted, 0, DELETE, t0, keys, None, keys, not_delayed))
     all_expected.append(_closed(deleted, spec, keys, t0, CLOSED_AS_DELETE, not_delayed))
 
-    updated = step.classified.filter(
+    updated = classified.filter(
         (update_rank >= F.lit(0)) & (update_rank < F.lit(plan.updated))
     ).select(
         *spec.key_columns,
@@ -308,18 +313,18 @@ def _day_events(
         _opened(single, spec, keys, t0, values, None, late_arrival),
     ]
 
-    created = step.new.filter(F.col("_idx") >= F.lit(n_key_change))
+    created = new_rows.filter(F.col("_idx") >= F.lit(n_key_change))
     all_events.append(emit(created, 0, CREATE, t0, keys, values, None, late_arrival))
     all_expected.append(_opened(created, spec, keys, t0, values, None, late_arrival))
 
-    noop = step.classified.filter((unchanged_rank >= F.lit(0)) & (unchanged_rank < F.lit(n_noop)))
+    noop = classified.filter((unchanged_rank >= F.lit(0)) & (unchanged_rank < F.lit(n_noop)))
     all_events.append(emit(noop, 0, UPDATE, t0, keys, values, keys, not_delayed))
 
     # Late: last changed before the previous day, so that no event of the key can still be in
     # flight (a delayed one) and the run must already have applied the version it predates.
     stale = [value_for(spec, day, m, _LATE_VALUES) for m in range(1, len(values) + 1)]
     late_at = F.col("updated_at") - F.expr("interval 1 second")
-    late = step.classified.filter(
+    late = classified.filter(
         (unchanged_rank >= F.lit(n_noop))
         & (unchanged_rank < F.lit(n_noop + n_late))
         & (F.col("updated_at") < day_timestamp(spec, day - 1))
