@@ -34,6 +34,14 @@ def wait_for(
         time.sleep(0.05)
 
 
+def logged_since(log: Path, offset: int, statement: str) -> bool:
+    """Whether dbt's ``log``, past its first ``offset`` bytes, holds ``statement`` (any case):
+    how a test sees that the run it is about to kill has reached that statement."""
+    with log.open("rb") as handle:
+        handle.seek(offset)
+        return statement.lower().encode() in handle.read().lower()
+
+
 def results(output: str) -> list[dict[str, Any]]:
     """The JSON objects of the ``RESULT `` lines of a driver's output, in order."""
     return [json.loads(line[7:]) for line in output.splitlines() if line.startswith("RESULT ")]

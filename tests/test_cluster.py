@@ -50,7 +50,7 @@ from python_helpers.operations.thrift import SERVER_CLASS, ServerFiles, pid_aliv
 from python_helpers.pipeline.run import PipelineError, check_no_server_on_lakehouse
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 from tests import reliability_driver as driver
-from tests.subprocess_helpers import results, wait_for
+from tests.subprocess_helpers import logged_since, results, wait_for
 
 CLI = [sys.executable, "-m", "python_helpers.operations.cluster"]
 TIMEOUT = 900
@@ -396,9 +396,7 @@ def test_worker_killed_during_a_snapshot_merge(cluster: Cluster, tmp_path: Path)
         dbt_log = project / "logs" / "dbt.log"
 
         def merging() -> bool:
-            with dbt_log.open("rb") as log:
-                log.seek(before["log_offset"])
-                return b"merge into" in log.read().lower()
+            return logged_since(dbt_log, before["log_offset"], "merge into")
 
         _wait_for(merging, process, "day 2's merge started", output)
         time.sleep(driver.KILL_DELAY)

@@ -46,7 +46,7 @@ from python_helpers.runtime.lakehouse import PROJECT_ROOT
 from python_helpers.tooling.scratch import ScratchProject
 from tests import reliability_driver as driver
 from tests.snapshot_helpers import assert_closed, assert_open, history
-from tests.subprocess_helpers import results, wait_for
+from tests.subprocess_helpers import logged_since, results, wait_for
 
 SCD2_TESTS = (
     "scd2_one_open_version_per_key",
@@ -438,9 +438,7 @@ def killed_run(tmp_path_factory: pytest.TempPathFactory) -> KilledRun:
         before = json.loads(state_file.read_text())
 
         def merging() -> bool:
-            with dbt_log.open("rb") as log:
-                log.seek(before["log_offset"])
-                return b"merge into" in log.read().lower()
+            return logged_since(dbt_log, before["log_offset"], "merge into")
 
         _wait_for(merging, process, "day 2's merge started", output)
         time.sleep(KILL_DELAY)

@@ -27,7 +27,7 @@ from tests.seed_cases import (
     seed_properties,
     write_csv,
 )
-from tests.subprocess_helpers import results, wait_for
+from tests.subprocess_helpers import logged_since, results, wait_for
 
 METHODS = ("spark_csv", "sql_inserts")
 
@@ -272,9 +272,7 @@ def test_killed_seed_leaves_yesterdays_table(tmp_path: Path) -> None:
         (day1,) = results(output.read_text())
 
         def writing() -> bool:
-            with log.open() as handle:
-                handle.seek(day1["log_offset"])
-                return "create or replace table" in handle.read()
+            return logged_since(log, day1["log_offset"], "create or replace table")
 
         wait_for(writing, process, "day 2's seed wrote (make the file larger)", output, 300)
         time.sleep(1.0)  # inside the write of the table
