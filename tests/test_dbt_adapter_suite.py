@@ -22,7 +22,11 @@ TIMEOUT = 900  # seconds: a JVM of its own and about 15 dbt invocations, on 2 lo
 
 @pytest.mark.slow
 def test_dbt_adapter_snapshot_tests_pass(tmp_path: Path) -> None:
-    env = {**os.environ, "LAKEHOUSE_DIR": str(tmp_path / "lakehouse")}
+    # The outer run's PYTEST_ADDOPTS (e.g. --basetemp, -n) are not this run's options.
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"},
+        "LAKEHOUSE_DIR": str(tmp_path / "lakehouse"),
+    }
     result = subprocess.run(
         [
             sys.executable,
