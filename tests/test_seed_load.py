@@ -203,6 +203,28 @@ def test_malformed_file_fails_and_leaves_yesterdays_table(
     assert _iceberg_state(spark, table) == before
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_file_without_header_fails_and_leaves_yesterdays_table(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """An emptied file (or one of blank lines) has no columns: a clear error, nothing written,
+    no temporary view left behind in the session."""
+    table = _day1(dbt_project, method)
+    before = _iceberg_state(spark, table)
+    for text in ("", "\n\n"):
+        (dbt_project.root / "seeds" / "daily.csv").write_text(text)
+        step = dbt_project.dbt("seed", check=False)
+        message = step.result.results[0].message
+        assert str(step.result.results[0].status) == "error"
+        assert "Seed 'daily' (seeds/daily.csv): the file has no header row" in message, message
+        assert "unchanged" in message
+        assert _iceberg_state(spark, table) == before
+        # The run's view over the file (named after its invocation id) is gone.
+        run_suffix = step.invocation_id.replace("-", "_")
+        views = [row.viewName for row in spark.sql("show views").collect()]
+        assert not [name for name in views if name.endswith(run_suffix)], views
+
+
 def test_bad_load_method_fails_before_anything_is_written(
     dbt_project: ScratchProject, spark: SparkSession
 ) -> None:

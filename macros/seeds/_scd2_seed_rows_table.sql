@@ -9,7 +9,9 @@
         `column_types` entry, the type dbt-spark infers from agate (`adapter.convert_type`).
     -#}
     {%- set agate_table = load_agate_table() -%}
-    {%- set columns = agate_table.column_names | list -%}
+    {#- agate raises StopIteration on an empty file, which Jinja turns into an undefined. -#}
+    {%- set columns = [] if agate_table is undefined else agate_table.column_names | list -%}
+    {%- do scd2_audit._scd2_seed_assert_header(model, columns) -%}
     {%- set inferred = {} -%}
     {%- for name in columns -%}
         {%- do inferred.update({name: adapter.convert_type(agate_table, loop.index0)}) -%}
