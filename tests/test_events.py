@@ -308,6 +308,112 @@ def test_the_session_settings_are_put_back(dbt_project: ScratchProject) -> None:
     assert brief(versions(dbt_project)) == [(1, "A", 0, None, None), (2, "B", 1, None, None)]
 
 
+OVERLAP_MACROS = """
+{#- Runs of the settings bookkeeping as scd2_events runs make them, named a and b; what the
+    session holds at each point is copied under spark.scd2_test.* for the test to read. -#}
+{% macro scd2_test_keep(label) %}
+    {% do run_query('set spark.scd2_test.' ~ label ~ '='
+        ~ run_query('set spark.sql.adaptive.enabled').rows[0][1]) %}
+{% endmacro %}
+
+{% macro scd2_test_overlap() %}
+    {% set run_settings = {'spark.sql.adaptive.enabled': 'false'} %}
+    {% set a = scd2_audit._scd2_events_set_conf(run_settings, run_name='a') %}
+    {% set b = scd2_audit._scd2_events_set_conf(run_settings, run_name='b') %}
+    {% do run_query('set spark.scd2_test.b_before=' ~ b['spark.sql.adaptive.enabled']) %}
+    {% do scd2_audit._scd2_events_set_conf(a, restore=true, run_name='a') %}
+    {% do scd2_test_keep('after_a') %}
+    {% do scd2_audit._scd2_events_set_conf(b, restore=true, run_name='b') %}
+    {% do scd2_test_keep('after_b') %}
+{% endmacro %}
+
+{% macro scd2_test_start(name) %}
+    {% do scd2_audit._scd2_events_set_conf(
+        {'spark.sql.adaptive.enabled': 'false'}, run_name=name) %}
+    {% do scd2_test_keep('started') %}
+{% endmacro %}
+
+{% macro scd2_test_start_and_end(name) %}
+    {% set before = scd2_audit._scd2_events_set_conf(
+        {'spark.sql.adaptive.enabled': 'false'}, run_name=name) %}
+    {% do run_query('set spark.scd2_test.before=' ~ before['spark.sql.adaptive.enabled']) %}
+    {% do scd2_audit._scd2_events_set_conf(before, restore=true, run_name=name) %}
+    {% do scd2_test_keep('ended') %}
+{% endmacro %}
+"""
+
+
+def test_overlapping_runs_keep_the_settings_until_the_last_ends(
+    dbt_project: ScratchProject,
+) -> None:
+    """Two scd2_events runs of one invocation in one session (dbt threads): the first to end
+    leaves the run settings to the other, the last puts the session's own back. A run stopped
+    in an earlier invocation (its end never ran) does not keep a later one's settings."""
+    spark = dbt_project.spark
+    spark.conf.set("spark.sql.adaptive.enabled", "true")
+    dbt_project.write("macros/scd2_test_overlap.sql", OVERLAP_MACROS)
+
+    # One invocation: a starts, b starts, a ends, b ends.
+    dbt_project.dbt("run-operation", "scd2_test_overlap")
+    assert spark.conf.get("spark.scd2_test.b_before") == "true"
+    assert spark.conf.get("spark.scd2_test.after_a") == "false"  # b still runs
+    assert spark.conf.get("spark.scd2_test.after_b") == "true"
+    assert bookkeeping_keys(spark) == []
+
+    # An invocation whose run stops before its end, then one whose run starts and ends.
+    dbt_project.dbt("run-operation", "scd2_test_start", "--args", "{name: stopped}")
+    assert spark.conf.get("spark.scd2_test.started") == "false"
+    assert spark.conf.get("spark.sql.adaptive.enabled") == "false"
+    kept = bookkeeping_keys(spark)
+    assert len(kept) == 2 and any(k.endswith(".stopped") for k in kept), kept
+    dbt_project.dbt("run-operation", "scd2_test_start_and_end", "--args", "{name: next}")
+    assert spark.conf.get("spark.scd2_test.before") == "true"
+    assert spark.conf.get("spark.scd2_test.ended") == "true"
+    assert spark.conf.get("spark.sql.adaptive.enabled") == "true"
+    assert bookkeeping_keys(spark) == []
+
+
+def bookkeeping_keys(spark: SparkSession) -> list[str]:
+    """The session settings the runs keep for themselves, left after they ended."""
+    rows = spark.sql("set").collect()
+    return [r.key for r in rows if r.key.startswith("spark.scd2_audit.events.")]
+
+
+def test_two_events_models_in_one_run(dbt_project: ScratchProject) -> None:
+    """Two scd2_events models with no dependency between them run side by side (dbt's
+    threads, one Spark session): each gets its own versions, and the session's settings are
+    as before once both end."""
+    spark = dbt_project.spark
+    spark.conf.set("spark.sql.adaptive.enabled", "true")
+    before = {name: spark.conf.get(name) for name in RUN_SETTINGS}
+    write_model(dbt_project, name="history")
+    write_model(dbt_project, name="history_2", source="raw_events_2")
+    write_events(dbt_project, [ev("c", 1, "A", 0), ev("c", 2, "P", 0)])
+    write_events(dbt_project, [ev("c", 1, "K", 0)], table="raw_events_2")
+    dbt_project.dbt("run", "--select", "history", "history_2")
+
+    # Day 2: id 1 to B at hour 1 in the first; id 1 to L at hour 2, deleted at 3 in the second.
+    write_events(dbt_project, [ev("u", 1, "B", 1, old=1)])
+    write_events(
+        dbt_project,
+        [ev("u", 1, "L", 2, old=1), ev("d", 1, "L", 3)],
+        table="raw_events_2",
+    )
+    step = dbt_project.dbt("run", "--select", "history", "history_2")
+    assert sorted(r.node.name for r in step.result.results) == ["history", "history_2"]
+    assert brief(versions(dbt_project)) == [
+        (1, "A", 0, 1, "update"),
+        (1, "B", 1, None, None),
+        (2, "P", 0, None, None),
+    ]
+    assert brief(versions(dbt_project, "history_2")) == [
+        (1, "K", 0, 2, "update"),
+        (1, "L", 2, 3, "delete"),
+    ]
+    assert {name: spark.conf.get(name) for name in RUN_SETTINGS} == before
+    assert bookkeeping_keys(spark) == []
+
+
 MALFORMED = {
     "unknown_op": (ev("x", 3, "Z", 4), "unknown operation 'x'"),
     "null_key": (ev("c", None, "Z", 4), "null key"),

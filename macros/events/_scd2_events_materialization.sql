@@ -82,8 +82,9 @@
     {%- endif -%}
     {%- set target = none if rebuild else target_relation -%}
 
-    {#- Session settings for the run, put back at its end (or by the next run, after one
-        stopped by a failing statement: _scd2_events_set_conf):
+    {#- Session settings for the run, put back at its end (by the last to end of the runs
+        under way at once in the session, or by the next invocation's runs after one stopped
+        by a failing statement: _scd2_events_set_conf):
         - spark.sql.legacy.storeAnalyzedPlanForView: each step's view reads the ones before
           it, several times: stored as SQL text (Spark's default for temporary views), every
           reference re-analyses the whole chain, and the analysis grows exponentially with the
