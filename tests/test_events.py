@@ -361,11 +361,12 @@ def test_overlapping_runs_keep_the_settings_until_the_last_ends(
     assert bookkeeping_keys(spark) == []
 
     # An invocation whose run stops before its end, then one whose run starts and ends.
-    dbt_project.dbt("run-operation", "scd2_test_start", "--args", "{name: stopped}")
+    # A run name that `set` would not take unquoted (a model named with a hyphen).
+    dbt_project.dbt("run-operation", "scd2_test_start", "--args", "{name: stopped-run}")
     assert spark.conf.get("spark.scd2_test.started") == "false"
     assert spark.conf.get("spark.sql.adaptive.enabled") == "false"
     kept = bookkeeping_keys(spark)
-    assert len(kept) == 2 and any(k.endswith(".stopped") for k in kept), kept
+    assert len(kept) == 2 and any(k.endswith(".stopped_run") for k in kept), kept
     dbt_project.dbt("run-operation", "scd2_test_start_and_end", "--args", "{name: next}")
     assert spark.conf.get("spark.scd2_test.before") == "true"
     assert spark.conf.get("spark.scd2_test.ended") == "true"

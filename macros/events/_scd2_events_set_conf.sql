@@ -14,9 +14,12 @@
         settings would take the changed values for the session's own and leave them so.
         Jinja has no lock; the order of the statements keeps this right when runs start or
         end at the same moment:
-        - a run reads the settings' values, then the private key, writes its run key and the
-          private key, and only then changes the settings: a run that read a value another
-          had changed reads the other's private key after it, and takes the values there;
+        - a run reads the private key, the settings' values and the private key again, writes
+          its run key and the private key, and only then changes the settings: a run that
+          read a value another had changed finds the other's private key at one of its two
+          reads (at the second; if the other ended meanwhile and removed it, at the first: a
+          whole run, dozens of statements, cannot fit between the two), and takes the values
+          there; every run writes the same values there;
         - at its end a run removes its run key first, then looks for the others: of two runs
           ending at once, the one that removes its key last finds none and puts the values
           back (both may: the same values, twice).
@@ -28,8 +31,10 @@
     -#}
     {%- set key = 'spark.scd2_audit.events.settings_before' -%}
     {%- set run_prefix = 'spark.scd2_audit.events.run.' -%}
+    {#- `set` takes a key of letters, digits, `_` and `.` unquoted. -#}
     {%- set mine = run_prefix ~ (invocation_id | replace('-', '_')) ~ '.' -%}
-    {%- set run_key = mine ~ (run_name or model.unique_id) -%}
+    {%- set run_key = mine
+        ~ modules.re.sub('[^A-Za-z0-9_.]', '_', run_name or model.unique_id) -%}
     {%- if restore -%}
         {% do run_query('reset ' ~ run_key) %}
         {%- set others = [] -%}
@@ -50,11 +55,13 @@
         {%- endif -%}
         {{- return(settings) -}}
     {%- endif -%}
+    {%- set kept_first = run_query('set ' ~ key).rows[0][1] -%}
     {%- set current = {} -%}
     {%- for name in settings -%}
         {%- do current.update({name: run_query('set ' ~ name).rows[0][1]}) -%}
     {%- endfor -%}
     {%- set kept = run_query('set ' ~ key).rows[0][1] -%}
+    {%- set kept = kept_first if kept == '<undefined>' else kept -%}
     {%- set kept = {} if kept == '<undefined>' else fromjson(kept) -%}
     {%- set before = {} -%}
     {%- for name in settings -%}
