@@ -497,6 +497,39 @@ def test_ambiguous_events_fail(dbt_project: ScratchProject) -> None:
     assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
 
 
+def test_events_of_a_time_that_is_no_timestamp_or_holding_a_map_are_refused(
+    dbt_project: ScratchProject,
+) -> None:
+    """Columns the run cannot order or compare fail it before anything is written, saying
+    what to write instead, where they used to give text validity columns or a Spark error."""
+    write_model(dbt_project)
+    write_events(dbt_project, [ev("c", 1, "A", 0)])
+    run(dbt_project)
+    rows, commits = versions(dbt_project), iceberg_commits(dbt_project, "history")
+    model = dbt_project.root / "models" / "history.sql"
+    original = model.read_text()
+    source = "select * from {{ target.schema }}.raw_events"
+    assert source in original
+
+    text_time = "select id, name, op, cast(ts as string) as ts, lsn, before_id from "
+    model.write_text(original.replace(source, text_time + "{{ target.schema }}.raw_events"))
+    message = failure(dbt_project)
+    assert "the event time (event_order_by's first column, ts) is of type string" in message
+    assert "to_timestamp(ts)" in message, message
+
+    model.write_text(
+        original.replace(
+            source, "select *, map('n', name) as attrs from {{ target.schema }}.raw_events"
+        )
+    )
+    message = failure(dbt_project)
+    assert "attrs (map<string,string>) hold a map" in message, message
+    assert "array_sort(map_entries(attrs)) as attrs" in message, message
+
+    assert versions(dbt_project) == rows
+    assert iceberg_commits(dbt_project, "history") == commits
+
+
 def deletion_history(project: ScratchProject, table: str = "history") -> list[tuple]:
     """(id, name, start hour, end hour, dbt_is_deleted) per version, in validity order."""
     rows = project.spark.sql(
@@ -728,6 +761,8 @@ def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:
         change("r", None, {"id": 2, "name": "Bob"}, t0, 11),
         change("u", {"id": 1, "name": "Alice"}, {"id": 1, "name": "Angela"}, t0 + hour, 12),
         change("d", {"id": 2, "name": "Bob"}, None, t0 + 2 * hour, 13),
+        # The tombstone Kafka Connect writes after a delete (a null record): no change.
+        "null",
         change("c", None, {"id": 2, "name": "Carol"}, t0 + 3 * hour, 14),
     ]
     (folder / "part-0.json").write_text("\n".join(lines) + "\n")
@@ -749,9 +784,27 @@ def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:
         """,
     )
     run(dbt_project)
-    assert brief(versions(dbt_project)) == [
+    expected = [
         (1, "Alice", 0, 1, "update"),
         (1, "Angela", 1, None, None),
         (2, "Bob", 0, 2, "delete"),
         (2, "Carol", 3, None, None),
     ]
+    assert brief(versions(dbt_project)) == expected
+
+    # A line Spark cannot parse is no tombstone: where the relation has Spark's
+    # _corrupt_record column (inferred here, from that line) it fails the run as malformed,
+    # and nothing is written.
+    damaged = tmp_path / "debezium_damaged"
+    damaged.mkdir()
+    (damaged / "part-0.json").write_text("\n".join([*lines, '{"payload": {"op": "u", "bef']))
+    dbt_project.spark.sql(
+        f"create table {dbt_project.table('debezium_damaged')} using json location '{damaged}'"
+    )
+    model = dbt_project.root / "models" / "history.sql"
+    model.write_text(model.read_text().replace("'debezium_raw'", "'debezium_damaged'"))
+    commits = iceberg_commits(dbt_project, "history")
+    message = failure(dbt_project)
+    assert "1 malformed event(s)" in message and "unknown operation null" in message, message
+    assert brief(versions(dbt_project)) == expected
+    assert iceberg_commits(dbt_project, "history") == commits

@@ -1,4 +1,4 @@
-{% macro _scd2_events_context(event_columns=none) -%}
+{% macro _scd2_events_context(event_columns=none, event_types=none) -%}
     {#-
         The one definition of an scd2_events model's configuration, read from its config and
         validated (docs/events.md), for the model being run:
@@ -11,7 +11,10 @@
           high_end: the high-end timestamp as SQL;
         - with `event_columns` (the events relation's column names, lower case): value_columns
           (event_value_columns, default every column that is not a key, the operation, an
-          ordering or an old-key column), checked against those columns.
+          ordering or an old-key column), checked against those columns; with `event_types`
+          (lower-case name -> Spark type), the event time must be a timestamp or a date (it
+          becomes dbt_valid_from) and no column may hold a map (Spark can neither hash nor
+          compare maps, so duplicates and no-ops could not be recognised).
         Every problem is a compiler error that names the setting and what to write instead.
     -#}
     {%- set name = model.alias or model.name -%}
@@ -138,6 +141,25 @@
             {%- do problems.append("event column(s) " ~ clashing ~ " have the name of a column "
                 ~ "the table adds (dbt's, audit or event metadata): rename them in the model's "
                 ~ "select") -%}
+        {%- endif -%}
+        {%- set time_type = (event_types or {}).get(order_by[0]) -%}
+        {%- if time_type and time_type not in ['timestamp', 'timestamp_ntz', 'date'] -%}
+            {%- do problems.append("the event time (event_order_by's first column, "
+                ~ order_by[0] ~ ") is of type " ~ time_type ~ ": it becomes dbt_valid_from "
+                ~ "and orders the events, so it must be a timestamp or a date. Convert it in "
+                ~ "the model's select, e.g. to_timestamp(" ~ order_by[0] ~ ") for text or "
+                ~ "timestamp_millis(" ~ order_by[0] ~ ") for epoch milliseconds") -%}
+        {%- endif -%}
+        {%- set maps = [] -%}
+        {%- for column, type in (event_types or {}).items() if 'map<' in type -%}
+            {%- do maps.append(column ~ ' (' ~ type ~ ')') -%}
+        {%- endfor -%}
+        {%- if maps -%}
+            {%- do problems.append("event column(s) " ~ maps | join(', ') ~ " hold a map, "
+                ~ "which Spark can neither hash nor compare, so duplicate and no-op events "
+                ~ "could not be recognised: turn each into a comparable value in the model's "
+                ~ "select, e.g. array_sort(map_entries(" ~ maps[0].split(' ')[0] ~ ")) as "
+                ~ maps[0].split(' ')[0]) -%}
         {%- endif -%}
         {%- do context.update({'value_columns': values}) -%}
     {%- endif -%}

@@ -50,15 +50,14 @@
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
-    {% if not adapter.check_schema_exists(model.database, model.schema) %}
-        {% do create_schema(target_relation) %}
-    {% endif %}
-
+    {#- The events' columns and their Spark types, without running the select. -#}
     {%- set event_columns = [] -%}
-    {%- for column in get_columns_in_query(model['compiled_code']) -%}
-        {%- do event_columns.append(column | lower) -%}
+    {%- set event_types = {} -%}
+    {%- for row in run_query('describe query\n' ~ model['compiled_code']).rows -%}
+        {%- do event_columns.append(row[0] | lower) -%}
+        {%- do event_types.update({row[0] | lower: row[1] | lower}) -%}
     {%- endfor -%}
-    {%- set ctx = scd2_audit._scd2_events_context(event_columns) -%}
+    {%- set ctx = scd2_audit._scd2_events_context(event_columns, event_types) -%}
     {#- A table built before event_last_position existed keeps working without it: its
         no-ops are not recorded, as then (docs/events.md, "The table"). -#}
     {%- if not rebuild -%}
@@ -135,6 +134,11 @@
     {%- do views.append(versions_view) -%}
     {%- set summary = scd2_audit._scd2_events_summary(
         ctx, marked_view, views, cached, conf_before) -%}
+
+    {#- The first write of the run (the quarantine or the table) is after its last check. -#}
+    {% if not adapter.check_schema_exists(model.database, model.schema) %}
+        {% do create_schema(target_relation) %}
+    {% endif %}
 
     {#- Items of an event set aside are not applied: with anything set aside, the items are
         cached with that flag. -#}

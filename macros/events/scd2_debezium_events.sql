@@ -16,6 +16,12 @@
           ordering column; then event_<field> for each `sequence` field of `source` (default
           lsn, PostgreSQL's log sequence number) as tie-breakers;
         - before_<key>: the key before the change, for event_old_key_columns.
+        Tombstones are left out: the null record Kafka Connect writes after each delete (for
+        log compaction; Debezium's tombstones.on.delete, on by default) carries no change,
+        and Spark reads its `null` line as a row of NULLs. A line Spark cannot parse reads
+        the same unless the relation has Spark's `_corrupt_record` column, which holds the
+        line's text (`null` for a tombstone): with it, such a line is kept and fails the
+        model as malformed (no operation); without it, it cannot be told from a tombstone.
         `relation`: a table or view of the JSON lines, e.g. a source over
         `create table ... using json location '<folder>'`.
         Use it as: event_order_by=['event_ts', 'event_lsn'].
@@ -57,4 +63,11 @@
         {{ p }}before.{{ key }} as before_{{ key }}{{ ',' if not loop.last }}
         {%- endfor %}
     from {{ relation }}
+    where
+        {{ p }}op is not null
+        or {{ p }}before is not null
+        or {{ p }}after is not null
+        {%- if '_corrupt_record' in columns %}
+        or coalesce(trim(_corrupt_record), 'null') != 'null'
+        {%- endif %}
 {%- endmacro %}
