@@ -739,6 +739,65 @@ def test_deletes_that_change_nothing(dbt_project: ScratchProject) -> None:
     ]
 
 
+def test_debezium_relation_is_checked_and_sequence_names_the_source_fields(
+    dbt_project: ScratchProject, tmp_path
+) -> None:
+    """MySQL's Debezium events (no envelope) carry binlog file and pos, not PostgreSQL's lsn:
+    the default sequence fails with what to pass, and sequence=['file', 'pos'] orders them.
+    A relation that is not Debezium's fails with its columns."""
+    folder = tmp_path / "mysql"
+    folder.mkdir()
+    t0 = int(T0.replace(tzinfo=UTC).timestamp() * 1000)
+    hour = 3_600_000
+
+    def change(op, before, after, ms, pos):
+        source = {"ts_ms": ms, "file": "binlog.000003", "pos": pos}
+        return json.dumps({"before": before, "after": after, "op": op, "source": source})
+
+    # Two changes in the same millisecond: only pos orders them.
+    lines = [
+        change("r", None, {"id": 1, "name": "A"}, t0, 100),
+        change("u", {"id": 1, "name": "A"}, {"id": 1, "name": "B"}, t0 + hour, 200),
+        change("u", {"id": 1, "name": "B"}, {"id": 1, "name": "C"}, t0 + hour, 300),
+    ]
+    (folder / "part-0.json").write_text("\n".join(lines) + "\n")
+    write_events(dbt_project, [ev("c", 1, "A", 0)])
+    dbt_project.spark.sql(
+        f"create table {dbt_project.table('mysql_raw')} using json location '{folder}'"
+    )
+
+    def model(relation: str, arguments: str, order_by: str) -> None:
+        dbt_project.write(
+            "models/history.sql",
+            f"""
+            {{{{ config(
+                materialized='scd2_events', unique_key='id', event_order_by={order_by},
+            ) }}}}
+            {{{{ scd2_audit.scd2_debezium_events(
+                api.Relation.create(schema=target.schema, identifier='{relation}'),
+                ['id']{arguments}) }}}}
+            """,
+        )
+
+    model("mysql_raw", "", "['event_ts', 'event_lsn']")
+    message = failure(dbt_project)
+    assert "source has no field(s) ['lsn'] (its fields: file, pos, ts_ms)" in message, message
+    assert "sequence=['file', 'pos'] for MySQL" in message, message
+
+    model("raw_events", "", "['event_ts', 'event_lsn']")
+    message = failure(dbt_project)
+    assert "neither Debezium's op, before, after and source columns" in message, message
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
+
+    model("mysql_raw", ", sequence=['file', 'pos']", "['event_ts', 'event_file', 'event_pos']")
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [
+        (1, "A", 0, 1, "update"),
+        (1, "B", 1, 1, "update"),
+        (1, "C", 1, None, None),
+    ]
+
+
 def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:
     """Kafka Connect's JSON lines (schema/payload envelope) through scd2_debezium_events."""
     folder = tmp_path / "debezium"

@@ -34,16 +34,45 @@
         {%- endfor -%}
     {%- endif -%}
     {%- set p = 'payload.' if 'payload' in columns else '' -%}
-    {%- if value_columns is none -%}
-        {%- set values = [] -%}
-        {%- if execute -%}
-            {%- for column in get_columns_in_query(
-                    'select ' ~ p ~ 'after.* from ' ~ relation) -%}
-                {%- if (column | lower) not in keys -%}
-                    {%- do values.append(column | lower) -%}
-                {%- endif -%}
-            {%- endfor -%}
+    {%- if execute and not p and ['op', 'after', 'source'] | reject('in', columns) | list -%}
+        {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): the "
+            ~ "relation has neither Debezium's op, before, after and source columns nor a "
+            ~ "payload holding them (its columns: " ~ columns | join(', ') ~ "). Point it at "
+            ~ "the JSON lines Kafka Connect wrote for the topic.") }}
+    {%- endif -%}
+    {%- set sequence = scd2_audit._scd2_column_list(sequence) -%}
+    {#- The fields of `after` and `source`, checked against the keys and the sequence: a
+        wrong guess (MySQL has no lsn but binlog file and pos) gets what to write. -#}
+    {%- set after_fields = [] -%}
+    {%- set source_fields = [] -%}
+    {%- if execute -%}
+        {%- for column in get_columns_in_query('select ' ~ p ~ 'after.* from ' ~ relation) -%}
+            {%- do after_fields.append(column | lower) -%}
+        {%- endfor -%}
+        {%- for column in get_columns_in_query('select ' ~ p ~ 'source.* from ' ~ relation) -%}
+            {%- do source_fields.append(column | lower) -%}
+        {%- endfor -%}
+        {%- set problems = [] -%}
+        {%- set no_keys = keys | reject('in', after_fields) | list -%}
+        {%- if no_keys -%}
+            {%- do problems.append("the rows (" ~ p ~ "after) have no key field(s) " ~ no_keys
+                ~ " (their fields: " ~ after_fields | join(', ') ~ ")") -%}
         {%- endif -%}
+        {%- set no_sequence = (['ts_ms'] + sequence) | map('lower') | reject('in', source_fields)
+            | list -%}
+        {%- if no_sequence -%}
+            {%- do problems.append(p ~ "source has no field(s) " ~ no_sequence ~ " (its fields: "
+                ~ source_fields | join(', ') ~ "): pass as `sequence` the fields that order "
+                ~ "the database's changes, e.g. sequence=['lsn'] for PostgreSQL, "
+                ~ "sequence=['file', 'pos'] for MySQL") -%}
+        {%- endif -%}
+        {%- if problems -%}
+            {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): "
+                ~ problems | join('; ') ~ ".") }}
+        {%- endif -%}
+    {%- endif -%}
+    {%- if value_columns is none -%}
+        {%- set values = after_fields | reject('in', keys) | list -%}
     {%- else -%}
         {%- set values = value_columns | map('lower') | list -%}
     {%- endif %}
