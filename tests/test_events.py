@@ -497,11 +497,12 @@ def test_ambiguous_events_fail(dbt_project: ScratchProject) -> None:
     assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
 
 
-def test_events_of_a_time_that_is_no_timestamp_or_holding_a_map_are_refused(
+def test_events_of_a_time_that_is_no_timestamp_a_map_or_a_working_column_name_are_refused(
     dbt_project: ScratchProject,
 ) -> None:
-    """Columns the run cannot order or compare fail it before anything is written, saying
-    what to write instead, where they used to give text validity columns or a Spark error."""
+    """Columns the run cannot order, compare or name fail it before anything is written,
+    saying what to write instead, where they used to give text validity columns or a Spark
+    error."""
     write_model(dbt_project)
     write_events(dbt_project, [ev("c", 1, "A", 0)])
     run(dbt_project)
@@ -525,6 +526,13 @@ def test_events_of_a_time_that_is_no_timestamp_or_holding_a_map_are_refused(
     message = failure(dbt_project)
     assert "attrs (map<string,string>) hold a map" in message, message
     assert "array_sort(map_entries(attrs)) as attrs" in message, message
+
+    model.write_text(
+        original.replace(
+            source, "select *, name as scd2_values from {{ target.schema }}.raw_events"
+        )
+    )
+    assert "['scd2_values'] start with scd2_" in failure(dbt_project)
 
     assert versions(dbt_project) == rows
     assert iceberg_commits(dbt_project, "history") == commits

@@ -14,7 +14,8 @@
           ordering or an old-key column), checked against those columns; with `event_types`
           (lower-case name -> Spark type), the event time must be a timestamp or a date (it
           becomes dbt_valid_from) and no column may hold a map (Spark can neither hash nor
-          compare maps, so duplicates and no-ops could not be recognised).
+          compare maps, so duplicates and no-ops could not be recognised); no column may
+          start with scd2_ (the run's working columns).
         Every problem is a compiler error that names the setting and what to write instead.
     -#}
     {%- set name = model.alias or model.name -%}
@@ -141,6 +142,15 @@
             {%- do problems.append("event column(s) " ~ clashing ~ " have the name of a column "
                 ~ "the table adds (dbt's, audit or event metadata): rename them in the model's "
                 ~ "select") -%}
+        {%- endif -%}
+        {%- set working = [] -%}
+        {%- for column in event_columns if column.startswith('scd2_') -%}
+            {%- do working.append(column) -%}
+        {%- endfor -%}
+        {%- if working -%}
+            {%- do problems.append("event column(s) " ~ working ~ " start with scd2_, which "
+                ~ "names the run's own working columns (and the quarantine's): rename them in "
+                ~ "the model's select") -%}
         {%- endif -%}
         {%- set time_type = (event_types or {}).get(order_by[0]) -%}
         {%- if time_type and time_type not in ['timestamp', 'timestamp_ntz', 'date'] -%}
