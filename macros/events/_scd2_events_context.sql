@@ -161,15 +161,16 @@
                 ~ "timestamp_millis(" ~ order_by[0] ~ ") for epoch milliseconds") -%}
         {%- endif -%}
         {%- set maps = [] -%}
+        {%- set map_types = [] -%}
         {%- for column, type in (event_types or {}).items() if 'map<' in type -%}
-            {%- do maps.append(column ~ ' (' ~ type ~ ')') -%}
+            {%- do maps.append(column) -%}
+            {%- do map_types.append(column ~ ' (' ~ type ~ ')') -%}
         {%- endfor -%}
         {%- if maps -%}
-            {%- do problems.append("event column(s) " ~ maps | join(', ') ~ " hold a map, "
+            {%- do problems.append("event column(s) " ~ map_types | join(', ') ~ " hold a map, "
                 ~ "which Spark can neither hash nor compare, so duplicate and no-op events "
                 ~ "could not be recognised: turn each into a comparable value in the model's "
-                ~ "select, e.g. array_sort(map_entries(" ~ maps[0].split(' ')[0] ~ ")) as "
-                ~ maps[0].split(' ')[0]) -%}
+                ~ "select, e.g. array_sort(map_entries(" ~ maps[0] ~ ")) as " ~ maps[0]) -%}
         {%- endif -%}
         {%- do context.update({'value_columns': values}) -%}
     {%- endif -%}

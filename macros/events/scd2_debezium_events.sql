@@ -34,7 +34,7 @@
         {%- endfor -%}
     {%- endif -%}
     {%- set p = 'payload.' if 'payload' in columns else '' -%}
-    {%- if execute and not p and ['op', 'after', 'source'] | reject('in', columns) | list -%}
+    {%- if execute and not p and ['op', 'before', 'after', 'source'] | reject('in', columns) | list -%}
         {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): the "
             ~ "relation has neither Debezium's op, before, after and source columns nor a "
             ~ "payload holding them (its columns: " ~ columns | join(', ') ~ "). Point it at "
