@@ -34,7 +34,8 @@
         {%- endfor -%}
     {%- endif -%}
     {%- set p = 'payload.' if 'payload' in columns else '' -%}
-    {%- if execute and not p and ['op', 'before', 'after', 'source'] | reject('in', columns) | list -%}
+    {%- set envelope = ['op', 'before', 'after', 'source'] -%}
+    {%- if execute and not p and envelope | reject('in', columns) | list -%}
         {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): the "
             ~ "relation has neither Debezium's op, before, after and source columns nor a "
             ~ "payload holding them (its columns: " ~ columns | join(', ') ~ "). Point it at "
