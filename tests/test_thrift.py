@@ -69,12 +69,14 @@ class ThriftServer:
             command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=START_TIMEOUT + 60
         )
 
-    def query(self, sql: str) -> list[tuple]:
+    def query(self, sql: str, fetch: bool = True) -> list[tuple]:
+        """Run ``sql`` on the server; its rows (none with ``fetch`` false, for statements
+        that return no result set)."""
         conn = hive.connect(host="127.0.0.1", port=self.port, username="pytest")
         try:
             cursor = conn.cursor()
             cursor.execute(sql)
-            return [tuple(row) for row in cursor.fetchall()]
+            return [tuple(row) for row in cursor.fetchall()] if fetch else []
         finally:
             conn.close()
 
@@ -276,6 +278,76 @@ def test_seed_through_thrift(
     assert "value 'NaN?' is not a valid double" in failed.result.results[0].message
     assert thrift_server.query(select) == want
     assert thrift_server.query(f"select count(*) from {table}.snapshots") == commits
+
+
+def test_events_through_thrift(
+    thrift_server: ThriftServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The textbook case of docs/events.md through the server, whose session holds the run's
+    cached steps and settings: id 1 Alice and id 2 Bob, then update 1 to Angela, delete 2,
+    create 2 Carol; a repeated run adds nothing, and a late event is set aside."""
+    monkeypatch.setenv("SPARK_THRIFT_PORT", str(thrift_server.port))
+    schema = "thrift_events"
+    project = ScratchProject(tmp_path / "project", schema, spark=None)  # type: ignore[arg-type]
+    project.write(
+        "models/history.sql",
+        """
+        {{ config(
+            materialized='scd2_events', unique_key='id', event_order_by=['ts', 'lsn'],
+        ) }}
+        select * from {{ target.schema }}.raw_events
+        """,
+    )
+    thrift_server.query(f"create schema if not exists {schema}", fetch=False)
+
+    def batch(rows: str) -> None:
+        thrift_server.query(
+            f"create or replace table {schema}.raw_events using iceberg as "
+            f"select * from values {rows} as t(id, name, op, ts, lsn)",
+            fetch=False,
+        )
+
+    batch(
+        "(1, 'Alice', 'r', timestamp'2024-01-01 00:00:00', 1), "
+        "(2, 'Bob', 'r', timestamp'2024-01-01 00:00:00', 2)"
+    )
+    project.dbt("run", "--select", "history", "--target", "thrift")
+    batch(
+        "(1, 'Angela', 'u', timestamp'2024-01-01 01:00:00', 3), "
+        "(2, cast(null as string), 'd', timestamp'2024-01-01 02:00:00', 4), "
+        "(2, 'Carol', 'c', timestamp'2024-01-01 03:00:00', 5)"
+    )
+    project.dbt("run", "--select", "history", "--target", "thrift")
+    select = (
+        "select id, name, hour(dbt_valid_from), hour(dbt_valid_to), event_closed_as "
+        f"from {schema}.history order by id, dbt_valid_from"
+    )
+    expected = [
+        (1, "Alice", 0, 1, "update"),
+        (1, "Angela", 1, None, None),
+        (2, "Bob", 0, 2, "delete"),
+        (2, "Carol", 3, None, None),
+    ]
+    assert thrift_server.query(select) == expected
+    commits = thrift_server.query(f"select count(*) from {schema}.history.snapshots")
+    project.dbt("run", "--select", "history", "--target", "thrift")
+    assert thrift_server.query(select) == expected
+    assert thrift_server.query(f"select count(*) from {schema}.history.snapshots") == commits
+
+    # A late event (before Angela, other values) goes to the quarantine table.
+    batch("(1, 'Alicia', 'u', timestamp'2024-01-01 00:30:00', 6)")
+    project.dbt("run", "--select", "history", "--target", "thrift")
+    assert thrift_server.query(select) == expected
+    assert thrift_server.query(
+        f"select id, name, scd2_reason from {schema}.history__quarantine"
+    ) == [
+        (
+            1,
+            "Alicia",
+            "late: at or before the last event applied to its key, and not what "
+            "the history holds there",
+        )
+    ]
 
 
 def test_stop_then_stop_again(thrift_server: ThriftServer) -> None:

@@ -2,8 +2,8 @@
     {#- Uncache and drop an scd2_events run's temporary views, last made first. -#}
     {%- for view in views | reverse -%}
         {%- if view in cached -%}
-            {% do run_query('uncache table if exists ' ~ view) %}
+            {% do scd2_audit._scd2_run_sql('uncache table if exists ' ~ view) %}
         {%- endif -%}
-        {% do run_query('drop view if exists ' ~ view) %}
+        {% do scd2_audit._scd2_run_sql('drop view if exists ' ~ view) %}
     {%- endfor -%}
 {%- endmacro %}

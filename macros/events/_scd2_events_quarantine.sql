@@ -38,9 +38,9 @@
         from (select *, xxhash64(*) as scd2_event_id from {{ events }}) as e
         inner join scd2_reasons as r on e.scd2_event_id = r.scd2_event_id
     {%- endset -%}
-    {% do run_query('create table if not exists ' ~ ctx.quarantine
+    {% do scd2_audit._scd2_run_sql('create table if not exists ' ~ ctx.quarantine
         ~ ' using iceberg as select * from (' ~ set_aside ~ ') where false') %}
-    {% do run_query(
+    {% do scd2_audit._scd2_run_sql(
         'merge into ' ~ ctx.quarantine ~ ' as q using (' ~ set_aside ~ ') as s'
         ~ ' on q.scd2_event_hash = s.scd2_event_hash and q.scd2_reason = s.scd2_reason'
         ~ ' when not matched then insert *') %}

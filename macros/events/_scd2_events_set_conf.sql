@@ -36,22 +36,22 @@
     {%- set run_key = mine
         ~ modules.re.sub('[^A-Za-z0-9_.]', '_', run_name or model.unique_id) -%}
     {%- if restore -%}
-        {% do run_query('reset ' ~ run_key) %}
+        {% do scd2_audit._scd2_run_sql('reset ' ~ run_key) %}
         {%- set others = [] -%}
         {%- for row in run_query('set').rows if row[0].startswith(run_prefix) -%}
             {%- if row[0].startswith(mine) -%}
                 {%- do others.append(row[0]) -%}
             {%- else -%}
-                {% do run_query('reset ' ~ row[0]) %}
+                {% do scd2_audit._scd2_run_sql('reset ' ~ row[0]) %}
             {%- endif -%}
         {%- endfor -%}
         {%- if not others -%}
             {%- set kept = run_query('set ' ~ key).rows[0][1] -%}
             {%- set kept = {} if kept == '<undefined>' else fromjson(kept) -%}
             {%- for name, value in settings.items() -%}
-                {% do run_query('set ' ~ name ~ '=' ~ kept.get(name, value)) %}
+                {% do scd2_audit._scd2_run_sql('set ' ~ name ~ '=' ~ kept.get(name, value)) %}
             {%- endfor -%}
-            {% do run_query('reset ' ~ key) %}
+            {% do scd2_audit._scd2_run_sql('reset ' ~ key) %}
         {%- endif -%}
         {{- return(settings) -}}
     {%- endif -%}
@@ -67,10 +67,10 @@
     {%- for name in settings -%}
         {%- do before.update({name: kept.get(name, current[name])}) -%}
     {%- endfor -%}
-    {% do run_query('set ' ~ run_key ~ '=running') %}
-    {% do run_query('set ' ~ key ~ '=' ~ tojson(before)) %}
+    {% do scd2_audit._scd2_run_sql('set ' ~ run_key ~ '=running') %}
+    {% do scd2_audit._scd2_run_sql('set ' ~ key ~ '=' ~ tojson(before)) %}
     {%- for name, value in settings.items() -%}
-        {% do run_query('set ' ~ name ~ '=' ~ value) %}
+        {% do scd2_audit._scd2_run_sql('set ' ~ name ~ '=' ~ value) %}
     {%- endfor -%}
     {{- return(before) -}}
 {%- endmacro %}
