@@ -73,9 +73,7 @@
     {%- set columns = names or run_query('select * from ' ~ view_name ~ ' limit 0').column_names
         | list -%}
     {%- if columns | length == 0 -%}
-        {%- call statement('scd2_seed_drop_view') -%}
-            drop view if exists {{ view_name }}
-        {%- endcall -%}
+        {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ view_name) -%}
         {%- do scd2_audit._scd2_seed_assert_header(model, columns) -%}
     {%- endif -%}
     {{- return({

@@ -98,9 +98,7 @@
     {%- if stage_relation is not none -%}
         {%- do adapter.drop_relation(stage_relation) -%}
     {%- else -%}
-        {%- call statement('scd2_seed_drop_view') -%}
-            drop view if exists {{ source }}
-        {%- endcall -%}
+        {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ source) -%}
     {%- endif -%}
 
     {#- The count the CSV scan made where it could (every record read was written: a bad one
