@@ -16,6 +16,7 @@ import pytest
 import yaml
 from pyspark.sql import SparkSession
 
+from python_helpers.runtime.dbt_invoke import DbtStepError
 from python_helpers.tooling.scratch import ScratchProject
 from tests.test_reliability import SCD2_TESTS, iceberg_commits
 
@@ -745,6 +746,120 @@ def test_deletes_that_change_nothing(dbt_project: ScratchProject) -> None:
         (1, "A", 0, 2, "delete"),
         (1, "B", 3, None, None),
     ]
+
+
+def test_both_writes_close_every_open_version_and_keep_untouched_ones(
+    dbt_project: ScratchProject,
+) -> None:
+    """A later run replaces the open partition and adds its own in one overwrite; on a table
+    whose partitioning was changed by hand it MERGEs instead. Either way: a batch that closes
+    every open version leaves none open, and versions the batch does not touch are kept
+    as they were. One model per write, over the same events."""
+    names = ("history_overwrite", "history_merge")
+    for name in names:
+        write_model(dbt_project, name=name)
+
+    def run_both() -> None:
+        dbt_project.dbt("run", "--select", *names)
+
+    # run 1: keys 1 and 2 at 0; then the second table is partitioned otherwise
+    write_events(dbt_project, [ev("r", 1, "A", 0), ev("r", 2, "B", 0)])
+    run_both()
+    dbt_project.spark.sql(
+        f"alter table {dbt_project.table('history_merge')} "
+        "replace partition field audit_update_process_id with bucket(2, id)"
+    )
+    # run 2: key 1 updated at 1, key 3 created at 1, key 2 untouched
+    write_events(dbt_project, [ev("u", 1, "A2", 1, old=1), ev("c", 3, "C", 1)])
+    run_both()
+    # run 3: every open version deleted (2 and 3) or deleted then re-created (1)
+    write_events(
+        dbt_project,
+        [
+            ev("d", 1, None, 2, old=1),
+            ev("d", 2, None, 2, old=2),
+            ev("d", 3, None, 3, old=3),
+            ev("c", 1, "A3", 4),
+            ev("d", 1, None, 5, old=1),
+        ],
+    )
+    commits = {name: iceberg_commits(dbt_project, name) for name in names}
+    run_both()
+
+    expected = [
+        (1, "A", 0, 1, "update"),
+        (1, "A2", 1, 2, "delete"),
+        (1, "A3", 4, 5, "delete"),
+        (2, "B", 0, 2, "delete"),
+        (3, "C", 1, 3, "delete"),
+    ]
+    for name in names:
+        assert brief(versions(dbt_project, name)) == expected, name
+        # one commit per run
+        assert iceberg_commits(dbt_project, name) == commits[name] + 1, name
+    # The overwrite's table keeps its layout: no open partition is left, and each run's
+    # closed versions are in its own partition.
+    partitions = dbt_project.spark.sql(
+        f"select partition.audit_update_process_id as run, record_count "
+        f"from {dbt_project.table('history_overwrite')}.partitions order by record_count"
+    ).collect()
+    assert [r.record_count for r in partitions] == [1, 4], partitions
+    assert None not in {r.run for r in partitions}
+    # The overwrite was committed to the run's own branch, then main moved to it: no branch
+    # is left.
+    assert refs(dbt_project, "history_overwrite") == ["main"]
+
+
+def refs(project: ScratchProject, table: str) -> list[str]:
+    rows = project.spark.sql(f"select name from {project.table(table)}.refs order by name")
+    return [r.name for r in rows.collect()]
+
+
+PUBLISH_MACRO = """
+{% macro scd2_test_publish_after_another_commit() %}
+    {% set relation = api.Relation.create(schema=target.schema, identifier='history') %}
+    {% set base = scd2_audit._scd2_events_main_snapshot(relation) %}
+    {% do run_query('alter table ' ~ relation ~ ' create branch scd2_run_test as of version '
+        ~ base) %}
+    {% do run_query('insert into ' ~ relation ~ '.branch_scd2_run_test select * from '
+        ~ relation ~ ' where id = 1') %}
+    {% do run_query('insert into ' ~ relation ~ ' select * from ' ~ relation
+        ~ ' where id = 2') %}
+    {% do scd2_audit._scd2_events_publish({'name': 'history'}, relation, 'scd2_run_test',
+        base) %}
+{% endmacro %}
+"""
+
+
+def test_a_run_whose_table_changed_meanwhile_writes_nothing_and_a_dead_runs_branch_goes(
+    dbt_project: ScratchProject, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run writes into a branch of its own at the snapshot it read, and moves main there
+    only if nothing else committed meanwhile: here another commit lands between the branch's
+    write and its publication, which fails, leaving main at that commit and no branch. A
+    branch left by a killed run is dropped by the next run that writes."""
+    write_model(dbt_project)
+    write_events(dbt_project, [ev("r", 1, "A", 0), ev("r", 2, "B", 0)])
+    run(dbt_project)
+    dbt_project.write("macros/scd2_test_publish.sql", PUBLISH_MACRO)
+    table = dbt_project.table("history")
+
+    capsys.readouterr()
+    with pytest.raises(DbtStepError):
+        dbt_project.dbt("run-operation", "scd2_test_publish_after_another_commit")
+    message = capsys.readouterr().out  # dbt prints a run-operation's error
+    assert "another write committed to" in message and "Nothing was written" in message, message
+    # main holds the other commit (B twice), not the branch's (A twice); no branch is left
+    assert sorted(r.id for r in dbt_project.spark.table(table).collect()) == [1, 2, 2]
+    assert refs(dbt_project, "history") == ["main"]
+
+    # A killed run's branch, then a run that writes: the branch is gone, the run applied.
+    dbt_project.spark.sql(f"delete from {table} where id = 2 and name = 'B'")
+    dbt_project.spark.sql(f"alter table {table} create branch scd2_run_killed")
+    write_events(dbt_project, [ev("u", 1, "A2", 1, old=1)])
+    run(dbt_project)
+    assert refs(dbt_project, "history") == ["main"]
+    assert brief(versions(dbt_project)) == [(1, "A", 0, 1, "update"), (1, "A2", 1, None, None)]
 
 
 def test_debezium_relation_is_checked_and_sequence_names_the_source_fields(

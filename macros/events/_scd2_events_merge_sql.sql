@@ -1,6 +1,8 @@
 {% macro _scd2_events_merge_sql(ctx, target, versions, table_columns) -%}
     {#-
-        The MERGE of a later scd2_events run: `versions` (_scd2_events_versions_sql) closes
+        The MERGE of a later scd2_events run on a table not in the layout of
+        _scd2_snapshot_layout (its partitioning changed by hand; others are written by
+        _scd2_events_overwrite_sql, which leaves the same rows): `versions` (_scd2_events_versions_sql) closes
         open versions ('close' rows, matched on dbt_scd_id in the open partition, as the
         snapshot MERGE does) and inserts the new ones ('insert' rows, whose ids are new: their
         position is after every event already applied to their key); 'touch' rows record on
@@ -8,10 +10,8 @@
         (event_last_position).
     -#}
     {%- set cols = ctx.columns -%}
-    {%- set a = ctx.audit -%}
     {%- set e = ctx.events -%}
-    {%- set closing = [cols.dbt_valid_to, a.update_process_id, a.update_ts, a.effective_end_ts,
-        e.closed_position, e.closed_as] -%}
+    {%- set closing = scd2_audit._scd2_events_closing_columns(ctx) -%}
     merge into {{ target }} as t
     using {{ versions }} as s
         on
