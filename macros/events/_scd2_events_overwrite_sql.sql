@@ -17,7 +17,7 @@
         versions twice (once to find the files to rewrite, once to rewrite them) and, since
         nearly every file of the open partition holds a version the run closes, rewrites the
         whole partition anyway; this writes the same rows from one join (day 2 of the 1M-key
-        benchmark: 23.6 s against 36.5 s for the write, docs/performance.md).
+        benchmark: 15 to 19 s against 23 to 32 s for the MERGE, docs/events.md "Known limits").
         The select lists the columns in the table's order (_scd2_events_assert_table checked
         it), since `replace where` inserts by position.
     -#}
