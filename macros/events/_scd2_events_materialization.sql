@@ -17,10 +17,10 @@
            run replaces the open partition and adds its own in one overwrite
            (_scd2_events_overwrite_sql) committed to a branch of its own at the snapshot it
            started from, then fast-forwards main to it if nothing else committed meanwhile
-           (_scd2_events_publish); a table whose partitioning was
-           changed by hand is MERGEd into instead (on a branch likewise). A run whose events change nothing
-           (replays, duplicates, deletes of absent keys) writes nothing, not even a commit,
-           while a no-op after its key's mark commits its position (event_last_position).
+           (_scd2_events_publish); a table whose partitioning was changed by hand is MERGEd
+           into instead (on a branch likewise). A run whose events change nothing (replays,
+           duplicates, deletes of absent keys) writes nothing, not even a commit, while a
+           no-op after its key's mark commits its position (event_last_position).
     -#}
     {%- set identifier = model.alias or model.name -%}
     {%- set target_relation = api.Relation.create(
@@ -92,11 +92,6 @@
         saw another state means main moved, and the run then fails at its publication. -#}
     {%- set base_snapshot = none if rebuild
         else scd2_audit._scd2_events_main_snapshot(target_relation) -%}
-    {#- The write: see _scd2_events_overwrite_sql (a MERGE only for a table whose
-        partitioning was changed by hand); either commits to a branch of the run's own,
-        published by _scd2_events_publish. -#}
-    {%- set overwrite = base_snapshot is not none
-        and scd2_audit._scd2_snapshot_layout(existing, true).partitioned -%}
     {%- set branch = 'scd2_run_' ~ (invocation_id | replace('-', '_')) -%}
     {%- set to_branch = false -%}
 
@@ -208,22 +203,17 @@
             deletes of keys with no open version) and no no-op to record: no write, since
             Iceberg commits even an empty one. -#}
         {%- if run_query('select 1 from ' ~ versions_view ~ ' limit 1') | length -%}
+            {#- The write: see _scd2_events_overwrite_sql (a MERGE only for a table whose
+                partitioning was changed by hand); either commits to a branch of the run's
+                own, published by _scd2_events_publish. -#}
             {%- set write_to = target_relation -%}
             {%- if base_snapshot is not none -%}
-                {#- Into a branch of the run's own, at the snapshot the run read. A branch
-                    left by a run that was killed (named alike) is dropped first. -#}
-                {%- for ref in run_query("select name from " ~ target_relation
-                    ~ ".refs where type = 'BRANCH'").rows
-                    if ref[0].startswith('scd2_run_') -%}
-                    {% do scd2_audit._scd2_run_sql('alter table ' ~ target_relation
-                        ~ ' drop branch if exists ' ~ ref[0]) %}
-                {%- endfor -%}
-                {% do scd2_audit._scd2_run_sql('alter table ' ~ target_relation
-                    ~ ' create branch ' ~ branch ~ ' as of version ' ~ base_snapshot) %}
-                {%- set write_to = target_relation ~ '.branch_' ~ branch -%}
+                {%- set write_to = scd2_audit._scd2_events_create_branch(
+                    target_relation, branch, base_snapshot) -%}
                 {%- set to_branch = true -%}
             {%- endif -%}
-            {%- if overwrite -%}
+            {%- if base_snapshot is not none
+                and scd2_audit._scd2_snapshot_layout(existing, true).partitioned -%}
                 {%- set main_sql = scd2_audit._scd2_events_overwrite_sql(
                     ctx, write_to, versions_view, table_columns) -%}
             {%- else -%}

@@ -2,12 +2,12 @@
     {#-
         The MERGE of a later scd2_events run on a table not in the layout of
         _scd2_snapshot_layout (its partitioning changed by hand; others are written by
-        _scd2_events_overwrite_sql, which leaves the same rows): `versions` (_scd2_events_versions_sql) closes
-        open versions ('close' rows, matched on dbt_scd_id in the open partition, as the
-        snapshot MERGE does) and inserts the new ones ('insert' rows, whose ids are new: their
-        position is after every event already applied to their key); 'touch' rows record on
-        an open version that stays open the position of the no-op events after it
-        (event_last_position).
+        _scd2_events_overwrite_sql, which leaves the same rows): `versions`
+        (_scd2_events_versions_sql) closes open versions ('close' rows, matched on dbt_scd_id
+        in the open partition, as the snapshot MERGE does) and inserts the new ones ('insert'
+        rows, whose ids are new: their position is after every event already applied to their
+        key); 'touch' rows record on an open version that stays open the position of the
+        no-op events after it (event_last_position).
     -#}
     {%- set cols = ctx.columns -%}
     {%- set e = ctx.events -%}

@@ -5,8 +5,7 @@
         one `insert into ... replace where` into `target` (the run's own branch of the table,
         which _scd2_events_publish then makes main's) that replaces the open partition and
         fills this run's own (new, so empty) partition, in one Iceberg commit. The rows are
-        those
-        _scd2_events_merge_sql's MERGE leaves, clause by clause:
+        those _scd2_events_merge_sql's MERGE leaves, clause by clause:
         - an open version whose key and dbt_scd_id a 'close' row of `versions` has takes that
           row's closing columns (it so moves to this run's partition);
         - one a 'touch' row has takes its event_last_position;
