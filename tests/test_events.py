@@ -990,3 +990,63 @@ def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:
     assert "1 malformed event(s)" in message and "unknown operation null" in message, message
     assert brief(versions(dbt_project)) == expected
     assert iceberg_commits(dbt_project, "history") == commits
+
+
+def test_debezium_batch_of_deletes_only(dbt_project: ScratchProject, tmp_path) -> None:
+    """A day whose batch holds only deletes (and their tombstones): every line's `after` is
+    null, so Spark infers `after` as a string, not a struct. The keys then come from
+    `before`, and the day closes the deleted keys' versions. A batch where neither `before`
+    nor `after` holds the rows' fields fails with what to declare, writing nothing."""
+    t0 = int(T0.replace(tzinfo=UTC).timestamp() * 1000)
+    hour = 3_600_000
+
+    def change(op, before, after, ms, lsn):
+        source = {"ts_ms": ms, "lsn": lsn}
+        return json.dumps({"before": before, "after": after, "op": op, "source": source})
+
+    def batch(name: str, lines: list[str]) -> None:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "part-0.json").write_text("\n".join(lines) + "\n")
+        dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
+        view = dbt_project.table("debezium_day")
+        dbt_project.spark.sql(f"drop view if exists {view}")
+        dbt_project.spark.sql(f"create view {view} as select * from json.`{folder}`")
+
+    dbt_project.write(
+        "models/history.sql",
+        """
+        {{ config(
+            materialized='scd2_events', unique_key='id', event_order_by=['event_ts', 'event_lsn'],
+        ) }}
+        {{ scd2_audit.scd2_debezium_events(
+            api.Relation.create(schema=target.schema, identifier='debezium_day'), ['id']) }}
+        """,
+    )
+    # Day 1: two creates.
+    batch(
+        "day1",
+        [
+            change("c", None, {"id": 1, "name": "Alice"}, t0, 10),
+            change("c", None, {"id": 2, "name": "Bob"}, t0, 11),
+        ],
+    )
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [(1, "Alice", 0, None, None), (2, "Bob", 0, None, None)]
+
+    # Day 2: one delete (before holds the row, as with REPLICA IDENTITY FULL) and its tombstone.
+    batch("day2", [change("d", {"id": 2, "name": "Bob"}, None, t0 + 2 * hour, 12), "null"])
+    day2_types = dict(dbt_project.spark.table(dbt_project.table("debezium_day")).dtypes)
+    assert day2_types["after"] == "string", day2_types
+    run(dbt_project)
+    expected = [(1, "Alice", 0, None, None), (2, "Bob", 0, 2, "delete")]
+    assert brief(versions(dbt_project)) == expected
+
+    # Day 3: tombstones and a truncate only, no row anywhere: nothing to take the fields from.
+    commits = iceberg_commits(dbt_project, "history")
+    batch("day3", ["null", change("t", None, None, t0 + 3 * hour, 13)])
+    message = failure(dbt_project)
+    assert "neither after nor before is a struct" in message, message
+    assert "Declare the relation's schema" in message, message
+    assert brief(versions(dbt_project)) == expected
+    assert iceberg_commits(dbt_project, "history") == commits

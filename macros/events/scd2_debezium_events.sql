@@ -9,6 +9,7 @@
         writes them (one JSON object per line, with or without its `schema`/`payload`
         envelope), into the flat events an scd2_events model reads (docs/events.md):
         - the key columns: from `after`, or from `before` for a delete (whose `after` is null);
+          a batch whose lines all lack one side (see below) reads them from the other;
         - the value columns (default: every field of `after`): from `after`, null for a delete;
         - op: Debezium's code, c (create), u (update), d (delete), r (read, a snapshot row);
           t (truncate) is none of them and fails the model as malformed, as it should;
@@ -42,30 +43,61 @@
             ~ "the JSON lines Kafka Connect wrote for the topic.") }}
     {%- endif -%}
     {%- set sequence = scd2_audit._scd2_column_list(sequence) -%}
-    {#- The fields of `after` and `source`, checked against the keys and the sequence: a
-        wrong guess (MySQL has no lsn but binlog file and pos) gets what to write. -#}
-    {%- set after_fields = [] -%}
-    {%- set source_fields = [] -%}
+    {#- The fields of `after`, `before` and `source` with their types, checked against the
+        keys and the sequence: a wrong guess (MySQL has no lsn but binlog file and pos) gets
+        what to write. Where the relation's schema was inferred from the lines (a JSON table
+        without a declared schema), a batch in which every `after` is null (deletes only) has
+        `after` as a string, and so has `before` in a batch of creates and snapshot reads
+        only (Debezium's first batch): the rows' fields then come from the other one, and the
+        missing side's columns are typed NULLs, which is what its lines hold. -#}
+    {%- set fields = {'after': {}, 'before': {}, 'source': {}} -%}
+    {%- set kinds = {} -%}
     {%- if execute -%}
-        {%- for column in get_columns_in_query('select ' ~ p ~ 'after.* from ' ~ relation) -%}
-            {%- do after_fields.append(column | lower) -%}
+        {%- for row in run_query('describe query select ' ~ p ~ 'after as after, ' ~ p
+            ~ 'before as before, ' ~ p ~ 'source as source from ' ~ relation) -%}
+            {%- do kinds.update({row[0] | lower: row[1] | lower}) -%}
         {%- endfor -%}
-        {%- for column in get_columns_in_query('select ' ~ p ~ 'source.* from ' ~ relation) -%}
-            {%- do source_fields.append(column | lower) -%}
+        {%- for side in fields if kinds[side].startswith('struct<') -%}
+            {%- for row in run_query('describe query select ' ~ p ~ side ~ '.* from '
+                ~ relation) -%}
+                {%- do fields[side].update({row[0] | lower: row[1]}) -%}
+            {%- endfor -%}
         {%- endfor -%}
-        {%- set problems = [] -%}
-        {%- set no_keys = keys | reject('in', after_fields) | list -%}
-        {%- if no_keys -%}
-            {%- do problems.append("the rows (" ~ p ~ "after) have no key field(s) " ~ no_keys
-                ~ " (their fields: " ~ after_fields | join(', ') ~ ")") -%}
+        {%- if not fields['after'] and not fields['before'] -%}
+            {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): "
+                ~ "neither after nor before is a struct (after: " ~ kinds['after']
+                ~ ", before: " ~ kinds['before'] ~ "), so no line holds a row: Spark inferred"
+                ~ " the relation's schema from lines where both are null (tombstones,"
+                ~ " truncates). Declare the relation's schema, so that it does not depend on"
+                ~ " the batch, e.g. create table ... (op string, before struct<id: bigint, ...>,"
+                ~ " after struct<id: bigint, ...>, source struct<ts_ms: bigint, lsn: bigint>)"
+                ~ " using json location '...'.") }}
         {%- endif -%}
-        {%- set no_sequence = (['ts_ms'] + sequence) | map('lower') | reject('in', source_fields)
-            | list -%}
+    {%- endif -%}
+    {%- set row_side = 'after' if fields['after'] or not fields['before'] else 'before' -%}
+    {%- set row_fields = fields[row_side] -%}
+    {%- if execute -%}
+        {%- set problems = [] -%}
+        {%- set no_keys = keys | reject('in', row_fields) | list -%}
+        {%- if no_keys -%}
+            {%- do problems.append("the rows (" ~ p ~ row_side ~ ") have no key field(s) "
+                ~ no_keys ~ " (their fields: " ~ row_fields | join(', ') ~ ")") -%}
+        {%- endif -%}
+        {%- set no_sequence = (['ts_ms'] + sequence) | map('lower')
+            | reject('in', fields['source']) | list -%}
         {%- if no_sequence -%}
             {%- do problems.append(p ~ "source has no field(s) " ~ no_sequence ~ " (its fields: "
-                ~ source_fields | join(', ') ~ "): pass as `sequence` the fields that order "
+                ~ fields['source'] | join(', ') ~ "): pass as `sequence` the fields that order "
                 ~ "the database's changes, e.g. sequence=['lsn'] for PostgreSQL, "
                 ~ "sequence=['file', 'pos'] for MySQL") -%}
+        {%- endif -%}
+        {%- if value_columns is not none and not fields['after'] -%}
+            {%- set no_values = value_columns | map('lower') | reject('in', row_fields) | list -%}
+            {%- if no_values -%}
+                {%- do problems.append("every after is null here (" ~ p ~ "after is "
+                    ~ kinds['after'] ~ "), and before has no field(s) " ~ no_values
+                    ~ " to type them by: declare the relation's schema") -%}
+            {%- endif -%}
         {%- endif -%}
         {%- if problems -%}
             {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): "
@@ -73,16 +105,24 @@
         {%- endif -%}
     {%- endif -%}
     {%- if value_columns is none -%}
-        {%- set values = after_fields | reject('in', keys) | list -%}
+        {%- set values = row_fields.keys() | reject('in', keys) | list -%}
     {%- else -%}
         {%- set values = value_columns | map('lower') | list -%}
     {%- endif %}
     select
         {%- for key in keys %}
+        {%- if fields['after'] and fields['before'] %}
         coalesce({{ p }}after.{{ key }}, {{ p }}before.{{ key }}) as {{ key }},
+        {%- else %}
+        {{ p }}{{ row_side }}.{{ key }} as {{ key }},
+        {%- endif %}
         {%- endfor %}
         {%- for value in values %}
+        {%- if fields['after'] or not execute %}
         {{ p }}after.{{ value }} as {{ value }},
+        {%- else %}
+        cast(null as {{ row_fields[value] }}) as {{ value }},
+        {%- endif %}
         {%- endfor %}
         {{ p }}op as op,
         timestamp_millis({{ p }}source.ts_ms) as event_ts,
@@ -90,7 +130,11 @@
         {{ p }}source.{{ field }} as event_{{ field }},
         {%- endfor %}
         {%- for key in keys %}
+        {%- if fields['before'] or not execute %}
         {{ p }}before.{{ key }} as before_{{ key }}{{ ',' if not loop.last }}
+        {%- else %}
+        cast(null as {{ row_fields[key] }}) as before_{{ key }}{{ ',' if not loop.last }}
+        {%- endif %}
         {%- endfor %}
     from {{ relation }}
     where
