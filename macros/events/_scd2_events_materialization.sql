@@ -44,9 +44,9 @@
     {%- set items_view = prefix ~ 'items' -%}
     {%- set versions_view = prefix ~ 'versions' -%}
     {#- Steps read more than once are cached (eagerly), so that each is computed once. They
-        stay cached until the versions are (the last cache): uncaching a step whose
-        dependents are not loaded yet makes Spark rebuild them from the uncached plans,
-        computing everything again. -#}
+        stay cached until the write has read them, or until the versions are cached for the
+        MERGE: uncaching a step whose dependents are not loaded yet makes Spark rebuild them
+        from the uncached plans, computing everything again. -#}
     {%- set cached = ['scd2_items', 'scd2_open_marks', 'scd2_with_marks',
         'scd2_replayed'] | map('replace', 'scd2_', prefix ~ 'scd2_', 1) | list -%}
     {%- set marked_view = prefix ~ 'scd2_marked' -%}
@@ -169,23 +169,12 @@
     {%- endif -%}
 
     {%- set versions_sql = scd2_audit._scd2_events_versions_sql(ctx, items_view, not rebuild) -%}
-    {#- How a later run writes: an overwrite of the open partition (the table's own layout)
-        or, on a table whose partitioning was changed by hand, a MERGE. The MERGE reads the
-        versions twice, so they are cached for it. The overwrite reads them once: they stay a
-        view over the cached steps, computed in the write itself, which saved building and
-        holding a cache of every version row (day 2 of the 1M-key benchmark, alternating:
-        44.4 and 47.4 s against 47.7 and 53.2 s cached, docs/events.md "Known limits"). -#}
-    {%- set overwrite = base_snapshot is not none
-        and scd2_audit._scd2_snapshot_layout(existing, true).partitioned -%}
-    {%- if not rebuild and not overwrite -%}
-        {%- do cached.append(versions_view) -%}
-    {%- endif -%}
+    {#- A view over the cached steps: the write computes it (the overwrite reads it once), which
+        saved building and holding a cache of every version row (day 2 of the 1M-key
+        benchmark, alternating: 44.4 and 47.4 s against 47.7 and 53.2 s cached, docs/events.md
+        "Known limits"). Only the MERGE caches it, below. -#}
     {% call statement('scd2_events_versions') %}
-        {%- if versions_view in cached %}
-        cache table {{ versions_view }} as {{ versions_sql }}
-        {%- else %}
         create or replace temporary view {{ versions_view }} as {{ versions_sql }}
-        {%- endif %}
     {% endcall %}
 
     {%- if rebuild -%}
@@ -198,24 +187,28 @@
         {%- endset -%}
         {%- set main_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql) -%}
     {%- else -%}
-        {#- Where the cached versions are all the write reads (the MERGE), the steps before
-            them are uncached and dropped first, since after a write Spark refreshes,
-            re-planning it, every cached relation that reads the table, and every step reads
-            it. The overwrite reads the steps: they are dropped after it. -#}
-        {%- if not overwrite -%}
-        {% do scd2_audit._scd2_events_drop_views(
-            views | reject('equalto', versions_view) | list, cached) %}
-        {%- set views = [versions_view] -%}
-        {%- endif -%}
         {#- No version row to write or close (a batch applied again, only duplicates, or
             deletes of keys with no open version) and no no-op to record: no write, since
-            Iceberg commits even an empty one. Uncached, the versions are computed here only
-            as far as their first row: the steps leave them partitioned by the key, so Spark
-            computes the first partition and stops. -#}
+            Iceberg commits even an empty one. The versions are computed here only as far as
+            their first row: the steps leave them partitioned by the key, so Spark computes
+            the first partition and stops. -#}
         {%- if run_query('select 1 from ' ~ versions_view ~ ' limit 1') | length -%}
             {#- The write: see _scd2_events_overwrite_sql (a MERGE only for a table whose
                 partitioning was changed by hand); either commits to a branch of the run's
                 own, published by _scd2_events_publish. -#}
+            {%- set overwrite = base_snapshot is not none
+                and scd2_audit._scd2_snapshot_layout(existing, true).partitioned -%}
+            {#- The MERGE reads the versions twice: they are cached, and the steps before them
+                uncached and dropped first, since after a write Spark refreshes, re-planning
+                it, every cached relation that reads the table, and every step reads it. The
+                overwrite reads the steps: they are dropped after it. -#}
+            {%- if not overwrite -%}
+                {% do scd2_audit._scd2_run_sql('cache table ' ~ versions_view) %}
+                {%- do cached.append(versions_view) -%}
+                {% do scd2_audit._scd2_events_drop_views(
+                    views | reject('equalto', versions_view) | list, cached) %}
+                {%- set views = [versions_view] -%}
+            {%- endif -%}
             {%- set write_to = target_relation -%}
             {%- if base_snapshot is not none -%}
                 {%- set write_to = scd2_audit._scd2_events_create_branch(
