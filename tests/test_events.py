@@ -748,6 +748,41 @@ def test_deletes_that_change_nothing(dbt_project: ScratchProject) -> None:
     ]
 
 
+def test_new_deletes_of_absent_keys_write_nothing_and_an_update_beside_them_writes(
+    dbt_project: ScratchProject,
+) -> None:
+    """Deletes after their key's mark that find no open version (a key deleted already, a key
+    never seen) are new events that change nothing: no commit. Beside an update, the run
+    writes, and only the update changes the history."""
+    write_model(dbt_project)
+    # run 1: A (key 1) and C (key 2) created at 0; run 2: key 1 deleted at 2
+    write_events(dbt_project, [ev("c", 1, "A", 0), ev("c", 2, "C", 0)])
+    run(dbt_project)
+    write_events(dbt_project, [ev("d", 1, None, 2, old=1)])
+    run(dbt_project)
+    expected = [(1, "A", 0, 2, "delete"), (2, "C", 0, None, None)]
+    assert brief(versions(dbt_project)) == expected
+    # run 3: key 1 deleted again at 5, key 3 (never created) deleted at 5: nothing written
+    commits = iceberg_commits(dbt_project, "history")
+    write_events(dbt_project, [ev("d", 1, None, 5, old=1), ev("d", 3, None, 5, old=3)])
+    run(dbt_project)
+    assert iceberg_commits(dbt_project, "history") == commits
+    assert brief(versions(dbt_project)) == expected
+    # run 4: the same deletes and C updated to D at 6: one commit, one version closed, one new
+    write_events(
+        dbt_project,
+        [ev("d", 1, None, 5, old=1), ev("d", 3, None, 5, old=3), ev("u", 2, "D", 6, old=2)],
+    )
+    run(dbt_project)
+    assert iceberg_commits(dbt_project, "history") == commits + 1
+    assert brief(versions(dbt_project)) == [
+        (1, "A", 0, 2, "delete"),
+        (2, "C", 0, 6, "update"),
+        (2, "D", 6, None, None),
+    ]
+    assert_generic_tests_pass(dbt_project)
+
+
 def test_both_writes_close_every_open_version_and_keep_untouched_ones(
     dbt_project: ScratchProject,
 ) -> None:

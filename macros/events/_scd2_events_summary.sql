@@ -7,13 +7,15 @@
         on_malformed_event='quarantine', late events when on_late_event='fail'. The error
         names one offending event (its key, position, operation and problem) and how many
         there are.
-        Returns {'set_aside': the number of items set aside}.
+        Returns {'set_aside': the number of items set aside, 'applied': the number of new and
+        no-op items, 'applied_upserts': how many of them are upserts}.
     -#}
     {%- set keys = ctx.key_columns -%}
     {%- set query -%}
         select
             scd2_status,
             count(*) as items,
+            count_if(scd2_kind = 'upsert') as upserts,
             min_by(
                 to_json(named_struct(
                     {%- for key in keys %}
@@ -32,9 +34,11 @@
         'new': 0, 'noop': 0, 'duplicate': 0, 'late': 0, 'ambiguous': 0, 'malformed': 0,
     } -%}
     {%- set examples = {} -%}
+    {%- set upserts = {'new': 0, 'noop': 0} -%}
     {%- for row in run_query(query).rows -%}
         {%- do counts.update({row[0]: row[1]}) -%}
-        {%- do examples.update({row[0]: row[2]}) -%}
+        {%- do upserts.update({row[0]: row[2]}) -%}
+        {%- do examples.update({row[0]: row[3]}) -%}
     {%- endfor -%}
     {{ log("scd2_events " ~ ctx.name ~ ": events new " ~ counts.new ~ ", no-op " ~ counts.noop
         ~ ", duplicate " ~ counts.duplicate ~ ", late " ~ counts.late ~ ", ambiguous "
@@ -68,5 +72,7 @@
     {%- endif -%}
     {{ return({
         'set_aside': counts.late + counts.ambiguous + counts.malformed,
+        'applied_upserts': upserts.new + upserts.noop,
+        'applied': counts.new + counts.noop,
     }) }}
 {%- endmacro %}
