@@ -535,6 +535,13 @@ def test_events_of_a_time_that_is_no_timestamp_a_map_or_a_working_column_name_ar
     )
     assert "['scd2_values'] start with scd2_" in failure(dbt_project)
 
+    model.write_text(
+        original.replace(source, "select *, name as `e-Mail` from {{ target.schema }}.raw_events")
+    )
+    message = failure(dbt_project)
+    assert "['e-mail'] are not plain names" in message, message
+    assert "`e-mail` as e_mail" in message, message
+
     assert versions(dbt_project) == rows
     assert iceberg_commits(dbt_project, "history") == commits
 

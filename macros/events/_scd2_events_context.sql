@@ -152,6 +152,21 @@
                 ~ "names the run's own working columns (and the quarantine's): rename them in "
                 ~ "the model's select") -%}
         {%- endif -%}
+        {#- The run's SQL names the columns unquoted (in hundreds of places): a name that
+            needs quoting would fail there with Spark's syntax error instead. -#}
+        {%- set unplain = [] -%}
+        {%- for column in (roles + values) | unique
+            if not modules.re.match('^[a-z_][a-z0-9_]*$', column) -%}
+            {%- do unplain.append(column) -%}
+        {%- endfor -%}
+        {%- if unplain -%}
+            {%- set plain = modules.re.sub('[^a-z0-9_]+', '_', unplain[0]).strip('_') -%}
+            {%- set plain = ('_' ~ plain) if modules.re.match('^[0-9]', plain) else plain -%}
+            {%- do problems.append("event column(s) " ~ unplain ~ " are not plain names "
+                ~ "(letters, digits and underscores, not starting with a digit), which the "
+                ~ "run's SQL needs: rename them in the model's select, e.g. `"
+                ~ unplain[0] | replace('`', '``') ~ "` as " ~ (plain or 'c')) -%}
+        {%- endif -%}
         {%- set time_type = (event_types or {}).get(order_by[0]) -%}
         {%- if time_type and time_type not in ['timestamp', 'timestamp_ntz', 'date'] -%}
             {%- do problems.append("the event time (event_order_by's first column, "
