@@ -147,6 +147,35 @@ def test_composite_key_leaves_no_helper_columns(dbt_project: ScratchProject) -> 
     assert run3.invocation_id not in {r["audit_insert_process_id"] for r in rows}
 
 
+def test_column_names_that_need_quoting(dbt_project: ScratchProject) -> None:
+    """Source columns `Cust Id` and `e-Mail`, quoted in unique_key and check_cols as dbt's
+    strategies write them into SQL: the snapshot runs as with plain names. The check_cols
+    guard used to reject the quoted name as a column the query does not return."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='`Cust Id`', strategy='check', check_cols=['`e-Mail`'], "
+        "hard_deletes='invalidate'",
+    )
+    header = "Cust Id,e-Mail,note"
+    run1 = day(dbt_project, header, ["1,a@x,n1", "2,b@x,n2", "3,c@x,n3"])
+    # 1: e-Mail changed; 2: only note changed (not a check column); 3 deleted; 4 new.
+    run2 = day(dbt_project, header, ["1,a2@x,n1", "2,b@x,n2-new", "4,d@x,n4"])
+    rows = history(dbt_project, "snap", order_by="`Cust Id`")
+    assert [(r["Cust Id"], r["e-Mail"], r["note"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, "a@x", "n1", False),
+        (1, "a2@x", "n1", True),
+        (2, "b@x", "n2", True),
+        (3, "c@x", "n3", False),
+        (4, "d@x", "n4", True),
+    ]
+    assert_closed(rows[0], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[1], run2.invocation_id)
+    assert_open(rows[2], run1.invocation_id)
+    assert_closed(rows[3], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[4], run2.invocation_id)
+
+
 def test_hard_deletes_ignore_keeps_deleted_key_open(dbt_project: ScratchProject) -> None:
     write_snapshot(
         dbt_project,

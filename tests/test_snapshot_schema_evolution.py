@@ -8,7 +8,7 @@ each day's column types are exactly the ones stated.
 from __future__ import annotations
 
 import shutil
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 import pytest
@@ -467,3 +467,89 @@ def test_widened_key_column(dbt_project: ScratchProject) -> None:
     assert_open(rows[0], run1.invocation_id)
     assert_closed(rows[1], run1.invocation_id, run2.invocation_id)
     assert_open(rows[2], run2.invocation_id)
+
+
+# --- a date updated_at -------------------------------------------------------------------
+
+DATED = "id int, name string, updated_at date"
+DATED_WITH_NOTE = "id int, name string, updated_at date, note string"
+
+
+@pytest.mark.parametrize("hard_deletes", ["invalidate", "new_record"])
+def test_date_updated_at_keeps_date_validity(dbt_project: ScratchProject, hard_deletes) -> None:
+    """A timestamp snapshot on a date updated_at: dbt's columns are dates from the first run on
+    and stay dates; the run's own times (a delete's close, a deletion record's start) go in as
+    the run's date, as stock dbt-spark's MERGE casts them. The second run used to fail
+    ("dbt_valid_from is date in the snapshot table but timestamp in the snapshot's query")."""
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='timestamp', updated_at='updated_at', "
+        f"hard_deletes='{hard_deletes}'",
+    )
+    dated = {"dbt_valid_from": "date", "dbt_valid_to": "date", "dbt_updated_at": "date"}
+    d = date.fromisoformat
+
+    def versions() -> list[tuple]:
+        return [
+            (r["id"], r["name"], r["dbt_valid_from"], r["dbt_valid_to"], r.get("dbt_is_deleted"))
+            for r in history(dbt_project, "snap")
+        ]
+
+    # Day 1: three keys.
+    write_source(
+        dbt_project,
+        [(1, "a", d("2024-01-01")), (2, "b", d("2024-01-01")), (3, "c", d("2024-01-01"))],
+        DATED,
+    )
+    run1 = dbt_project.dbt("snapshot")
+    assert dated.items() <= _columns(dbt_project).items()
+    live = "False" if hard_deletes == "new_record" else None
+
+    # Day 2 (the MERGE): 1 updated, 2 unchanged, 3 deleted, 4 new.
+    write_source(
+        dbt_project,
+        [(1, "a2", d("2024-01-02")), (2, "b", d("2024-01-01")), (4, "d", d("2024-01-02"))],
+        DATED,
+    )
+    run2 = dbt_project.dbt("snapshot")
+    assert dated.items() <= _columns(dbt_project).items()
+    (run2_date,) = dbt_project.spark.sql(
+        f"select to_date(audit_update_ts) from {dbt_project.table('snap')} where id = 3 "
+        "and audit_update_process_id is not null"
+    ).first()
+    expected = [
+        (1, "a", d("2024-01-01"), d("2024-01-02"), live),
+        (1, "a2", d("2024-01-02"), None, live),
+        (2, "b", d("2024-01-01"), None, live),
+        (3, "c", d("2024-01-01"), run2_date, live),
+    ]
+    if hard_deletes == "new_record":
+        expected.append((3, "c", run2_date, None, "True"))
+    expected.append((4, "d", d("2024-01-02"), None, live))
+    assert versions() == expected
+    rows = history(dbt_project, "snap")
+    assert (rows[0]["audit_insert_process_id"], rows[0]["audit_update_process_id"]) == (
+        run1.invocation_id,
+        run2.invocation_id,
+    )
+
+    # Day 3 (the rebuild: the source gains `note`): 1 updated again, the others as they were.
+    write_source(
+        dbt_project,
+        [
+            (1, "a3", d("2024-01-03"), "x"),
+            (2, "b", d("2024-01-01"), "y"),
+            (4, "d", d("2024-01-02"), "z"),
+        ],
+        DATED_WITH_NOTE,
+    )
+    run3 = dbt_project.dbt("snapshot")
+    assert {**dated, "note": "string"}.items() <= _columns(dbt_project).items()
+    expected[1] = (1, "a2", d("2024-01-02"), d("2024-01-03"), live)
+    expected.insert(2, (1, "a3", d("2024-01-03"), None, live))
+    assert versions() == expected
+    rows = history(dbt_project, "snap")
+    assert rows[1]["audit_update_process_id"] == rows[2]["audit_insert_process_id"]
+    assert rows[2]["audit_insert_process_id"] == run3.invocation_id
+    assert [r["note"] for r in rows if r["id"] == 1] == [None, None, "x"]
+    assert_generic_tests_pass(dbt_project)

@@ -16,8 +16,16 @@
     {%- set check_cols = config.get('check_cols') -%}
     {%- if config.get('strategy') == 'check' and check_cols and check_cols is not string -%}
         {%- set missing = [] -%}
-        {%- for col in check_cols if (col | trim | lower) not in available -%}
-            {%- do missing.append(col) -%}
+        {%- for col in check_cols -%}
+            {#- dbt's check strategy writes each check_cols entry into its SQL as given, so
+                a name that needs quoting is given quoted (`e-mail`). -#}
+            {%- set name = col | trim -%}
+            {%- if name | length > 1 and name.startswith('`') and name.endswith('`') -%}
+                {%- set name = name[1:-1] | replace('``', '`') -%}
+            {%- endif -%}
+            {%- if (name | lower) not in available -%}
+                {%- do missing.append(col) -%}
+            {%- endif -%}
         {%- endfor -%}
         {%- if missing -%}
             {{ exceptions.raise_compiler_error(

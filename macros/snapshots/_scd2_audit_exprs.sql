@@ -16,12 +16,14 @@
             'effective_end_ts': scd2_audit.scd2_high_end_ts(),
         }) }}
     {%- elif event == 'close' -%}
+        {#- effective_start_ts untyped: a closing row sits beside opening rows, whose
+            valid_from gives it its type (a date, where updated_at is one). -#}
         {{ return({
             'insert_process_id': 'cast(null as string)',
             'update_process_id': "'" ~ invocation_id ~ "'",
             'insert_ts': 'cast(null as timestamp)',
             'update_ts': snapshot_get_time(),
-            'effective_start_ts': 'cast(null as timestamp)',
+            'effective_start_ts': 'null',
             'effective_end_ts': valid_to,
         }) }}
     {%- else -%}

@@ -58,15 +58,24 @@
              than its dbt_valid_from: the two are equal except for a version moved later by
              the first rule, whose later updates dbt's test would not see until updated_at
              passed the run's time.
-           Deletes keep dbt's run time; the audit columns record every run's own time.
+           Deletes keep dbt's run time; the audit columns record every run's own time;
+        8. where dbt_valid_from is a date (a date updated_at) or a timestamp without time
+           zone, the run's time is cast to that type wherever it dates a version (deletes,
+           deletion records, a version moved later by 7.). dbt stages the run's timestamp
+           there, which turns the staging's validity columns into timestamps: stock
+           dbt-spark's MERGE casts them back into the table's dates, leaving effective_end_ts
+           (a timestamp, as the high-end value is) at the uncast time, so a deleted version's
+           effective end was not its dbt_valid_to; here the type check
+           (_scd2_schema_change) failed the second run. dbt_scd_id is still hashed with the
+           run's timestamp, so that it stays unique to the run.
     -#}
     {%- set columns = config.get('snapshot_table_column_names')
         or get_snapshot_table_column_names() -%}
     {%- set audit = scd2_audit.scd2_audit_column_names() -%}
     {%- do scd2_audit._scd2_assert_source_keys(strategy, source_sql) -%}
     {%- set source_col_names = get_columns_in_query(source_sql) -%}
-    {%- set snapshotted_cols = get_list_of_column_names(
-        adapter.get_columns_in_relation(target_relation)) -%}
+    {%- set snapshotted_columns = adapter.get_columns_in_relation(target_relation) -%}
+    {%- set snapshotted_cols = get_list_of_column_names(snapshotted_columns) -%}
     {%- set snapshotted_lower = snapshotted_cols | map('lower') | list -%}
     {#- A table built by stock dbt has no audit columns until this run adds them. -#}
     {%- set has_process_id = (audit.update_process_id | lower) in snapshotted_lower -%}
@@ -84,10 +93,20 @@
     {%- endfor -%}
     {%- set new_record = strategy.hard_deletes == 'new_record' -%}
     {%- set tracks_deletes = strategy.hard_deletes in ('invalidate', 'new_record') -%}
-    {%- set now = snapshot_get_time() -%}
+    {%- set run_time = snapshot_get_time() -%}
+    {#- The run's time as validity (8. above): in the type of the table's dbt_valid_from. -#}
+    {%- set validity_types = [] -%}
+    {%- for col in snapshotted_columns if col.name | lower == columns.dbt_valid_from | lower -%}
+        {%- do validity_types.append(col.dtype | lower) -%}
+    {%- endfor -%}
+    {%- if validity_types and validity_types[0] in ('date', 'timestamp_ntz') -%}
+        {%- set now = 'cast(' ~ run_time ~ ' as ' ~ validity_types[0] ~ ')' -%}
+    {%- else -%}
+        {%- set now = run_time -%}
+    {%- endif -%}
     {#- Validity in business time: the strategy's updated_at is a source column, not the run's
         time (which also makes dbt_scd_id not unique to the run). -#}
-    {%- set business_time = (strategy.updated_at | trim) != (now | trim) -%}
+    {%- set business_time = (strategy.updated_at | trim) != (run_time | trim) -%}
     {%- set deleted_at = now -%}
     {%- set row_changed = strategy.row_changed -%}
     {%- if business_time -%}
@@ -247,14 +266,14 @@
             {%- if business_time %}
             when 'insert' then if(
                 array_contains(returning_keys.closed_scd_ids, s.{{ columns.dbt_scd_id }}),
-                {{ snapshot_hash_arguments(['s.' ~ columns.dbt_scd_id, now]) }},
+                {{ snapshot_hash_arguments(['s.' ~ columns.dbt_scd_id, run_time]) }},
                 s.{{ columns.dbt_scd_id }}
             )
             {%- else %}
             when 'insert' then s.{{ columns.dbt_scd_id }}
             {%- endif %}
             {%- if new_record %}
-            when 'deletion' then {{ snapshot_hash_arguments(['t.' ~ columns.dbt_scd_id, now]) }}
+            when 'deletion' then {{ snapshot_hash_arguments(['t.' ~ columns.dbt_scd_id, run_time]) }}
             {%- endif %}
             else t.{{ columns.dbt_scd_id }}
         end as {{ columns.dbt_scd_id }},
