@@ -553,3 +553,37 @@ def test_date_updated_at_keeps_date_validity(dbt_project: ScratchProject, hard_d
     assert rows[2]["audit_insert_process_id"] == run3.invocation_id
     assert [r["note"] for r in rows if r["id"] == 1] == [None, None, "x"]
     assert_generic_tests_pass(dbt_project)
+
+
+def test_updated_at_that_is_no_timestamp_or_date_fails_clearly(dbt_project: ScratchProject) -> None:
+    """Text (or a number) as the timestamp strategy's updated_at fails before anything is
+    written, on the first run and on a later one, saying how to convert it. A later run used to
+    fail with Spark's DATA_DIFF_TYPES on `greatest`, and text orders '9:00' after '10:00'."""
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='timestamp', updated_at='updated_at', hard_deletes='invalidate'",
+    )
+    text = "id int, name string, updated_at string"
+    write_source(dbt_project, [(1, "a", "2024-01-01 10:00:00")], text)
+    with pytest.raises(DbtStepError) as first:
+        dbt_project.dbt("snapshot")
+    assert "updated_at (updated_at) is of type string" in str(first.value)
+    assert "to_timestamp(updated_at)" in str(first.value)
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("snap"))
+
+    # Day 1 with a timestamp; day 2's source turns it into epoch milliseconds.
+    write_source(
+        dbt_project,
+        [(1, "a", T("2024-01-01 10:00:00"))],
+        "id int, name string, updated_at timestamp",
+    )
+    dbt_project.dbt("snapshot")
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+    write_source(dbt_project, [(1, "a2", 1704189600000)], "id int, name string, updated_at bigint")
+    with pytest.raises(DbtStepError) as later:
+        dbt_project.dbt("snapshot")
+    assert "is of type bigint" in str(later.value)
+    assert "timestamp_millis(updated_at)" in str(later.value)
+    assert "Nothing was written" in str(later.value)
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits

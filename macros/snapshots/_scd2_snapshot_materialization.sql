@@ -14,6 +14,9 @@
           failed left them added; its column comparison is also case-sensitive, and a
           Hive-backed staging view reports lower-case names, so upper-case meta column names
           failed the second run (FIELDS_ALREADY_EXISTS).
+        Before either, the snapshot's query is checked against its config
+        (_scd2_assert_source_columns, _scd2_assert_updated_at_type): a mismatch fails the run
+        with a message that names it, before anything is written.
         Everything else (checks, staging view, MERGE, grants, docs, hooks) is
         dbt-spark's, through the macros it calls (spark_build_snapshot_staging_table,
         snapshot_merge_sql, ...), which this project overrides where its header says.
@@ -66,6 +69,7 @@
     {% set strategy_macro = strategy_dispatch(strategy_name) %}
     {% set strategy = strategy_macro(
         model, "snapshotted_data", "source_data", model['config'], target_relation_exists) %}
+    {% do scd2_audit._scd2_assert_updated_at_type(strategy, model['compiled_code']) %}
     {% set layout = scd2_audit._scd2_snapshot_layout(target_relation, target_relation_exists) %}
 
     {% if not target_relation_exists %}

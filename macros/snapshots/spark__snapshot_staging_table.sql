@@ -106,7 +106,7 @@
     {%- endif -%}
     {#- Validity in business time: the strategy's updated_at is a source column, not the run's
         time (which also makes dbt_scd_id not unique to the run). -#}
-    {%- set business_time = (strategy.updated_at | trim) != (run_time | trim) -%}
+    {%- set business_time = scd2_audit._scd2_business_time(strategy) -%}
     {%- set deleted_at = now -%}
     {%- set row_changed = strategy.row_changed -%}
     {%- if business_time -%}
