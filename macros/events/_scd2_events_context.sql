@@ -168,7 +168,7 @@
                 ~ unplain[0] | replace('`', '``') ~ "` as " ~ (plain or 'c')) -%}
         {%- endif -%}
         {%- set time_type = (event_types or {}).get(order_by[0]) -%}
-        {%- if time_type and time_type not in ['timestamp', 'timestamp_ntz', 'date'] -%}
+        {%- if time_type and time_type not in scd2_audit._scd2_validity_types() -%}
             {%- do problems.append("the event time (event_order_by's first column, "
                 ~ order_by[0] ~ ") is of type " ~ time_type ~ ": it becomes dbt_valid_from "
                 ~ "and orders the events, so it must be a timestamp or a date. Convert it in "

@@ -14,7 +14,7 @@
         'describe query select ' ~ strategy.updated_at ~ ' as scd2_updated_at from ('
         ~ source_sql ~ ') as scd2_source') -%}
     {%- set type = described.rows[0][1] | lower -%}
-    {%- if type not in ['timestamp', 'timestamp_ntz', 'date'] -%}
+    {%- if type not in scd2_audit._scd2_validity_types() -%}
         {{ exceptions.raise_compiler_error(
             "Snapshot '" ~ model.name ~ "': updated_at (" ~ strategy.updated_at ~ ") is of type "
             ~ type ~ ": it dates and orders the versions (dbt_valid_from, dbt_valid_to), so it "

@@ -95,12 +95,14 @@
     {%- set tracks_deletes = strategy.hard_deletes in ('invalidate', 'new_record') -%}
     {%- set run_time = snapshot_get_time() -%}
     {#- The run's time as validity (8. above): in the type of the table's dbt_valid_from. -#}
-    {%- set validity_types = [] -%}
+    {%- set valid_from_types = [] -%}
     {%- for col in snapshotted_columns if col.name | lower == columns.dbt_valid_from | lower -%}
-        {%- do validity_types.append(col.dtype | lower) -%}
+        {%- do valid_from_types.append(col.dtype | lower) -%}
     {%- endfor -%}
-    {%- if validity_types and validity_types[0] in ('date', 'timestamp_ntz') -%}
-        {%- set now = 'cast(' ~ run_time ~ ' as ' ~ validity_types[0] ~ ')' -%}
+    {%- set run_type = scd2_audit._scd2_validity_types()[0] -%}
+    {%- if valid_from_types and valid_from_types[0] != run_type
+            and valid_from_types[0] in scd2_audit._scd2_validity_types() -%}
+        {%- set now = 'cast(' ~ run_time ~ ' as ' ~ valid_from_types[0] ~ ')' -%}
     {%- else -%}
         {%- set now = run_time -%}
     {%- endif -%}
