@@ -34,6 +34,16 @@ def ev(op: str, key: int | None, name: str | None, hour: int | None, lsn: int = 
     return (key, name, op, at(hour) if hour is not None else None, lsn, old)
 
 
+T0_MS = int(T0.replace(tzinfo=UTC).timestamp() * 1000)
+HOUR_MS = 3_600_000
+
+
+def debezium_line(op: str, before: dict | None, after: dict | None, ms: int, lsn: int) -> str:
+    """One change as Kafka Connect's JSON converter writes it, without the schema envelope."""
+    source = {"ts_ms": ms, "lsn": lsn}
+    return json.dumps({"before": before, "after": after, "op": op, "source": source})
+
+
 def write_model(
     project: ScratchProject, config: str = "", name: str = "history", source: str = "raw_events"
 ) -> None:
@@ -1039,12 +1049,7 @@ def test_debezium_batch_of_deletes_only(dbt_project: ScratchProject, tmp_path) -
     null, so Spark infers `after` as a string, not a struct. The keys then come from
     `before`, and the day closes the deleted keys' versions. A batch where neither `before`
     nor `after` holds the rows' fields fails with what to declare, writing nothing."""
-    t0 = int(T0.replace(tzinfo=UTC).timestamp() * 1000)
-    hour = 3_600_000
-
-    def change(op, before, after, ms, lsn):
-        source = {"ts_ms": ms, "lsn": lsn}
-        return json.dumps({"before": before, "after": after, "op": op, "source": source})
+    t0, hour, change = T0_MS, HOUR_MS, debezium_line
 
     def batch(name: str, lines: list[str]) -> None:
         folder = tmp_path / name
@@ -1092,3 +1097,86 @@ def test_debezium_batch_of_deletes_only(dbt_project: ScratchProject, tmp_path) -
     assert "Declare the relation's schema" in message, message
     assert brief(versions(dbt_project)) == expected
     assert iceberg_commits(dbt_project, "history") == commits
+
+
+def test_debezium_field_names_that_need_quoting(dbt_project: ScratchProject, tmp_path) -> None:
+    """Database columns such as `e-Mail` or `2nd line` reach Debezium's JSON as they are. The
+    select reads them quoted and names them plainly (e_mail, _2nd_line), so the history
+    builds. Without event_old_key_columns, before_<key> is left out: as a value column, an
+    update that changes nothing (MySQL's binlog fills `before`) would differ from the read
+    before it (`before` null) and add a version. Two fields that would get one name fail the
+    model, naming both, and write nothing."""
+    t0, hour, change = T0_MS, HOUR_MS, debezium_line
+
+    def batch(name: str, lines: list[str]) -> None:
+        """The day's lines as the JSON table debezium_<name>, read by the model. A table, not
+        a view: the metastore cannot read back a view whose struct fields need quoting
+        (Spark's CANNOT_RECOGNIZE_HIVE_TYPE), where a JSON table keeps its schema in Spark's
+        own properties."""
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "part-0.json").write_text("\n".join(lines) + "\n")
+        dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
+        table = dbt_project.table(f"debezium_{name}")
+        dbt_project.spark.sql(f"create table {table} using json location '{folder}'")
+        dbt_project.write(
+            "models/history.sql",
+            f"""
+            {{{{ config(
+                materialized='scd2_events', unique_key='cust_id',
+                event_order_by=['event_ts', 'event_lsn'],
+            ) }}}}
+            {{{{ scd2_audit.scd2_debezium_events(
+                api.Relation.create(schema=target.schema, identifier='debezium_{name}'),
+                ['Cust Id']) }}}}
+            """,
+        )
+
+    def history() -> list[tuple]:
+        rows = dbt_project.spark.sql(
+            f"""
+            select
+                cust_id, e_mail, _2nd_line, hour(dbt_valid_from), hour(dbt_valid_to),
+                event_closed_as
+            from {dbt_project.table("history")}
+            order by cust_id, dbt_valid_from
+            """
+        ).collect()
+        return [tuple(r) for r in rows]
+
+    properties = {"version": 2, "models": [{"name": "history", "data_tests": list(SCD2_TESTS)}]}
+    dbt_project.write("models/history.yml", yaml.safe_dump(properties))
+    a1 = {"Cust Id": 1, "e-Mail": "a@x.org", "2nd line": "Flat 1"}
+    a2 = {"Cust Id": 1, "e-Mail": "a@y.org", "2nd line": "Flat 1"}
+    b1 = {"Cust Id": 2, "e-Mail": "b@x.org", "2nd line": None}
+    batch(
+        "day1",
+        [
+            change("r", None, a1, t0, 10),
+            change("r", None, b1, t0, 11),
+            change("u", a1, a2, t0 + hour, 12),
+            change("u", b1, b1, t0 + hour, 13),
+            change("d", b1, None, t0 + 2 * hour, 14),
+        ],
+    )
+    run(dbt_project)
+    table = dbt_project.spark.table(dbt_project.table("history"))
+    # Spark infers a JSON struct's fields in alphabetical order.
+    assert table.columns[:4] == ["cust_id", "_2nd_line", "e_mail", "dbt_scd_id"], table.columns
+    expected = [
+        (1, "a@x.org", "Flat 1", 0, 1, "update"),
+        (1, "a@y.org", "Flat 1", 1, None, None),
+        (2, "b@x.org", None, 0, 2, "delete"),
+    ]
+    assert history() == expected
+    assert_generic_tests_pass(dbt_project)
+
+    # A later batch where the source has grown an `e_mail` column beside `e-Mail`: both would
+    # be e_mail. The model fails naming them, and the table is as it was.
+    commits = iceberg_commits(dbt_project, "history")
+    a3 = {**a2, "e_mail": "a@z.org"}
+    batch("day2", [change("u", a2, a3, t0 + 3 * hour, 15)])
+    message = failure(dbt_project)
+    assert "e_mail (from after.e-mail, after.e_mail)" in message, message
+    assert iceberg_commits(dbt_project, "history") == commits
+    assert history() == expected

@@ -156,16 +156,15 @@
             needs quoting would fail there with Spark's syntax error instead. -#}
         {%- set unplain = [] -%}
         {%- for column in (roles + values) | unique
-            if not modules.re.match('^[a-z_][a-z0-9_]*$', column) -%}
+            if scd2_audit._scd2_plain_name(column) != column -%}
             {%- do unplain.append(column) -%}
         {%- endfor -%}
         {%- if unplain -%}
-            {%- set plain = modules.re.sub('[^a-z0-9_]+', '_', unplain[0]).strip('_') -%}
-            {%- set plain = ('_' ~ plain) if modules.re.match('^[0-9]', plain) else plain -%}
             {%- do problems.append("event column(s) " ~ unplain ~ " are not plain names "
                 ~ "(letters, digits and underscores, not starting with a digit), which the "
                 ~ "run's SQL needs: rename them in the model's select, e.g. `"
-                ~ unplain[0] | replace('`', '``') ~ "` as " ~ (plain or 'c')) -%}
+                ~ unplain[0] | replace('`', '``') ~ "` as "
+                ~ scd2_audit._scd2_plain_name(unplain[0])) -%}
         {%- endif -%}
         {%- set time_type = (event_types or {}).get(order_by[0]) -%}
         {%- if time_type and time_type not in scd2_audit._scd2_validity_types() -%}

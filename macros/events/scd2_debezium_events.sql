@@ -16,7 +16,11 @@
         - event_ts: the source database's change time (source.ts_ms, milliseconds), the first
           ordering column; then event_<field> for each `sequence` field of `source` (default
           lsn, PostgreSQL's log sequence number) as tie-breakers;
-        - before_<key>: the key before the change, for event_old_key_columns.
+        - before_<key>: the key before the change, for event_old_key_columns. Left out in an
+          scd2_events model that does not set event_old_key_columns: there it would become a
+          value column, which a create leaves null and an update fills (with MySQL's binlog
+          or PostgreSQL's REPLICA IDENTITY FULL), so an update that changes nothing after a
+          create would add a version.
         Tombstones are left out: the null record Kafka Connect writes after each delete (for
         log compaction; Debezium's tombstones.on.delete, on by default) carries no change,
         and Spark reads its `null` line as a row of NULLs. A line Spark cannot parse reads
@@ -26,6 +30,11 @@
         `relation`: a table or view of the JSON lines, e.g. a source over
         `create table ... using json location '<folder>'`.
         Use it as: event_order_by=['event_ts', 'event_lsn'].
+        Output names are plain (`_scd2_plain_name`): the events SQL writes its columns
+        unquoted, and a model cannot rename the columns of this select, so a field such as
+        `e-Mail` (legal in JSON and in most databases) is read quoted and named `e_mail`. Two
+        fields that would get one name, or a field named like a column the select adds (op,
+        event_ts, event_<sequence>, before_<key>), fail the model with their names.
     -#}
     {%- set keys = scd2_audit._scd2_column_list(key_columns) | map('lower') | list -%}
     {%- set columns = [] -%}
@@ -108,33 +117,74 @@
         {%- set values = row_fields.keys() | reject('in', keys) | list -%}
     {%- else -%}
         {%- set values = value_columns | map('lower') | list -%}
+    {%- endif -%}
+    {%- set old_keys = config.get('materialized') != 'scd2_events'
+        or config.get('event_old_key_columns') -%}
+    {#- Each field as its quoted reference and its output name. -#}
+    {%- set ref = {} -%}
+    {%- set name = {} -%}
+    {%- for field in keys + values + sequence | map('lower') | list -%}
+        {%- do ref.update({field: '`' ~ field | replace('`', '``') ~ '`'}) -%}
+        {%- do name.update({field: scd2_audit._scd2_plain_name(field)}) -%}
+    {%- endfor -%}
+    {%- set outputs = {} -%}
+    {%- for field in keys -%}
+        {%- do outputs.setdefault(name[field], []).append(row_side ~ '.' ~ field) -%}
+        {%- if old_keys -%}
+            {%- do outputs.setdefault('before_' ~ name[field], []).append('before.' ~ field) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- for field in values -%}
+        {%- do outputs.setdefault(name[field], []).append(row_side ~ '.' ~ field) -%}
+    {%- endfor -%}
+    {%- do outputs.setdefault('op', []).append('op') -%}
+    {%- do outputs.setdefault('event_ts', []).append('source.ts_ms') -%}
+    {%- for field in sequence | map('lower') -%}
+        {%- do outputs.setdefault('event_' ~ name[field], []).append('source.' ~ field) -%}
+    {%- endfor -%}
+    {%- set clashes = [] -%}
+    {%- for output, sources in outputs.items() if sources | length > 1 -%}
+        {%- do clashes.append(output ~ " (from " ~ sources | join(', ') ~ ")") -%}
+    {%- endfor -%}
+    {%- if clashes and execute -%}
+        {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): these "
+            ~ "output columns would each come from several fields: " ~ clashes | join('; ')
+            ~ ". Field names are made plain (letters, digits, underscores) and the select adds"
+            ~ " op, event_ts, event_<sequence field> and before_<key>: leave one of each"
+            ~ " pair out with value_columns=[...], or flatten the relation yourself.") }}
     {%- endif %}
+    {%- set selected = [] -%}
+    {%- for key in keys -%}
+        {%- if fields['after'] and fields['before'] -%}
+            {%- do selected.append('coalesce(' ~ p ~ 'after.' ~ ref[key] ~ ', ' ~ p ~ 'before.'
+                ~ ref[key] ~ ') as ' ~ name[key]) -%}
+        {%- else -%}
+            {%- do selected.append(p ~ row_side ~ '.' ~ ref[key] ~ ' as ' ~ name[key]) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- for value in values -%}
+        {%- if fields['after'] or not execute -%}
+            {%- do selected.append(p ~ 'after.' ~ ref[value] ~ ' as ' ~ name[value]) -%}
+        {%- else -%}
+            {%- do selected.append('cast(null as ' ~ row_fields[value] ~ ') as ' ~ name[value]) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- do selected.append(p ~ 'op as op') -%}
+    {%- do selected.append('timestamp_millis(' ~ p ~ 'source.ts_ms) as event_ts') -%}
+    {%- for field in sequence | map('lower') -%}
+        {%- do selected.append(p ~ 'source.' ~ ref[field] ~ ' as event_' ~ name[field]) -%}
+    {%- endfor -%}
+    {%- for key in keys if old_keys -%}
+        {%- if fields['before'] or not execute -%}
+            {%- do selected.append(p ~ 'before.' ~ ref[key] ~ ' as before_' ~ name[key]) -%}
+        {%- else -%}
+            {%- do selected.append(
+                'cast(null as ' ~ row_fields[key] ~ ') as before_' ~ name[key]) -%}
+        {%- endif -%}
+    {%- endfor %}
     select
-        {%- for key in keys %}
-        {%- if fields['after'] and fields['before'] %}
-        coalesce({{ p }}after.{{ key }}, {{ p }}before.{{ key }}) as {{ key }},
-        {%- else %}
-        {{ p }}{{ row_side }}.{{ key }} as {{ key }},
-        {%- endif %}
-        {%- endfor %}
-        {%- for value in values %}
-        {%- if fields['after'] or not execute %}
-        {{ p }}after.{{ value }} as {{ value }},
-        {%- else %}
-        cast(null as {{ row_fields[value] }}) as {{ value }},
-        {%- endif %}
-        {%- endfor %}
-        {{ p }}op as op,
-        timestamp_millis({{ p }}source.ts_ms) as event_ts,
-        {%- for field in sequence %}
-        {{ p }}source.{{ field }} as event_{{ field }},
-        {%- endfor %}
-        {%- for key in keys %}
-        {%- if fields['before'] or not execute %}
-        {{ p }}before.{{ key }} as before_{{ key }}{{ ',' if not loop.last }}
-        {%- else %}
-        cast(null as {{ row_fields[key] }}) as before_{{ key }}{{ ',' if not loop.last }}
-        {%- endif %}
+        {%- for expression in selected %}
+        {{ expression }}{{ ',' if not loop.last }}
         {%- endfor %}
     from {{ relation }}
     where
