@@ -109,3 +109,32 @@ def test_bad_metadata_config_fails_clearly_and_writes_nothing(
         dbt_project.dbt("snapshot", "--vars", vars_yaml)
     assert message in str(failure.value)
     assert history(dbt_project, "snap") == before
+
+
+def test_plain_dates_are_utc_midnights(dbt_project: ScratchProject) -> None:
+    """The forms 'YYYY-MM-DD' that the docs allow for the high-end var and for an as-of moment
+    are that day's midnight in UTC, whatever the session's zone. They used to render as
+    `timestamp '2024-01-02 UTC'`, which Spark rejects (INVALID_TYPED_LITERAL)."""
+    write_snapshot(dbt_project, "snap", "unique_key='id', strategy='check', check_cols='all'")
+    dbt_project.write_seed("src", "id,name,amount", ["1,a,10", "2,b,20"])
+    dbt_project.dbt("seed", "--full-refresh")
+    dbt_project.dbt("snapshot", "--vars", "{scd2_high_end_ts: '9999-12-31'}")
+    ends = {r["effective_end_epoch"] for r in history(dbt_project, "snap")}
+    assert ends == {253402214400}  # 9999-12-31 00:00:00 UTC
+
+    def as_of(moment: str) -> list[int]:
+        step = dbt_project.dbt(
+            "compile", "--inline", f"{{{{ scd2_as_of(ref('snap'), '{moment}') }}}}"
+        )
+        sql = step.result.results[0].node.compiled_code
+        return sorted(r["id"] for r in dbt_project.spark.sql(sql).collect())
+
+    spark = dbt_project.spark
+    try:
+        spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
+        # Both versions began at this run (today), and are valid until the high end's midnight.
+        assert as_of("2024-01-02") == []
+        assert as_of("9999-12-30") == [1, 2]
+        assert as_of("9999-12-31") == []
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
