@@ -103,6 +103,10 @@ def test_analyst_models_on_two_days(project: ScratchProject) -> None:
         "models/new_record_change_feed.sql",
         "select * from ({{ scd2_change_feed(ref('cdc_new_record_snapshot')) }}) as feed\n",
     )
+    project.write(
+        "models/new_record_current.sql",
+        "select * from ({{ scd2_current(ref('cdc_new_record_snapshot')) }}) as state\n",
+    )
 
     # Before the first snapshot the models still compile (dbt compile, docs, sqlfluff): the
     # columns documented for the snapshot stand in for the missing table's.
@@ -126,6 +130,17 @@ def test_analyst_models_on_two_days(project: ScratchProject) -> None:
     # As of now (var as_of_ts defaults to current_timestamp()): the latest day too.
     assert _state(project, "cdc_check_as_of") == day2
     assert _state(project, "cdc_timestamp_as_of") == day2
+
+    # The deleted key's open row there is dbt's deletion record: no part of any state.
+    assert _state(project, "new_record_current") == day2
+    for moment, state in (("current_timestamp()", day2), (between_runs, day1)):
+        inline = project.dbt(
+            "compile",
+            *VARS,
+            "--inline",
+            "{{ scd2_as_of(ref('cdc_new_record_snapshot'), '" + moment + "') }}",
+        )
+        assert _state(project, f"({_compiled(inline)})") == state, moment
 
     # Change feed: exact rows, with the snapshot runs' invocation ids.
     k1a_old, k1b, k2a, k2b_old = sorted(day1)

@@ -8,7 +8,9 @@
           table order: the snapshotted source row;
         - metadata_columns: dbt's and our columns present in the table, in table order;
         - all_columns: every column, in table order;
-        - deleted_flag: dbt's is-deleted column when the table has one (hard_deletes='new_record').
+        - is_deletion_record: SQL that is true on dbt's deletion records (hard_deletes=
+          'new_record': a deleted key's open row, holding its last values), false elsewhere and
+          on a table without dbt's is-deleted column: no state holds a deleted key.
         Columns are read from the table. When it does not exist yet (dbt compile, sqlfluff, docs
         before the first snapshot), the columns documented in the snapshot's YAML stand in, so
         that the SQL still compiles to its real shape.
@@ -46,6 +48,8 @@
             ~ " not in the table (columns: " ~ table_columns ~ ").") }}
     {%- endif -%}
     {%- set data_columns = keys + (table_columns | reject('in', metadata_names + keys) | list) -%}
+    {%- set deleted_flag = columns.dbt_is_deleted
+        if (columns.dbt_is_deleted | lower) in table_columns else none -%}
     {{ return({
         'key_columns': keys,
         'columns': columns,
@@ -53,7 +57,8 @@
         'data_columns': data_columns,
         'metadata_columns': table_columns | select('in', metadata_names) | list,
         'all_columns': table_columns,
-        'deleted_flag': columns.dbt_is_deleted if (columns.dbt_is_deleted | lower) in table_columns else none,
+        'is_deletion_record': ('coalesce(cast(' ~ deleted_flag ~ " as string) = 'True', false)")
+            if deleted_flag else 'false',
         'is_open': snapshot.is_open,
         'high_end': snapshot.high_end,
     }) }}

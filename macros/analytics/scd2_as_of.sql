@@ -15,7 +15,8 @@
         the source's updated_at for the timestamp strategy (hard deletes close at processing
         time there too, as dbt does, and a key back with an older updated_at starts at the
         run's time: README, "When the source changes shape or keys come back"). The versions
-        of a key never overlap, so there is at most one row per key.
+        of a key never overlap, so there is at most one row per key. A key deleted then is not
+        there: dbt's deletion records (hard_deletes='new_record') are left out.
     -#}
     {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key) -%}
     {%- set moment = scd2_audit._scd2_timestamp_sql(as_of) -%}
@@ -26,4 +27,5 @@
     where
         {{ ctx.audit.effective_start_ts }} <= {{ moment }}
         and {{ moment }} < {{ ctx.audit.effective_end_ts }}
+        and not {{ ctx.is_deletion_record }}
 {%- endmacro %}

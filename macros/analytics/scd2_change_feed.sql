@@ -23,15 +23,10 @@
     {%- set a = ctx.audit -%}
     {%- set name = snapshot_name or relation.identifier -%}
     {%- set data = ctx.data_columns | join(',\n            ') -%}
-    {%- set deleted_flag = ctx.deleted_flag %}
     with scd2_feed_versions as (
         select
             {{ data }},
-            {%- if deleted_flag %}
-            coalesce(cast({{ deleted_flag }} as string) = 'True', false) as is_deletion_record,
-            {%- else %}
-            false as is_deletion_record,
-            {%- endif %}
+            {{ ctx.is_deletion_record }} as is_deletion_record,
             {{ a.insert_process_id }} as inserted_by,
             {{ a.insert_ts }} as inserted_at,
             {{ a.update_process_id }} as closed_by,

@@ -8,12 +8,15 @@
         A select of the current state of a snapshot: its open versions, one row per key, with
         the key and data columns (the source row as last snapshotted); dbt's and our metadata
         columns too with include_metadata=true. unique_key only for a relation that is not one
-        of this project's snapshots.
+        of this project's snapshots. A deleted key is not there: with hard_deletes='new_record'
+        its open row is dbt's deletion record, which is left out.
     -#}
     {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key) -%}
     {%- set selected = ctx.data_columns + (ctx.metadata_columns if include_metadata else []) %}
     select
         {{ selected | join(',\n        ') }}
     from {{ relation }}
-    where {{ ctx.is_open }}
+    where
+        {{ ctx.is_open }}
+        and not {{ ctx.is_deletion_record }}
 {%- endmacro %}
