@@ -587,3 +587,44 @@ def test_updated_at_that_is_no_timestamp_or_date_fails_clearly(dbt_project: Scra
     assert "Nothing was written" in str(later.value)
     assert all_rows(dbt_project) == before
     assert iceberg_commits(dbt_project) == commits
+
+
+def test_null_updated_at_fails_clearly(dbt_project: ScratchProject) -> None:
+    """A source row without updated_at, where updated_at dates the versions, fails the run
+    before anything is written, on the first run and on a later one. It used to give the key
+    a version with a null dbt_valid_from on the first run, after which every change of the
+    key was missed (dbt's `dbt_valid_from < updated_at` is null). A check snapshot without
+    updated_at takes the same rows: there updated_at is only data."""
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='timestamp', updated_at='updated_at', hard_deletes='invalidate'",
+    )
+    write_table_snapshot(
+        dbt_project, "unique_key='id', strategy='check', check_cols='all'", name="check_snap"
+    )
+    stamped = "id int, name string, updated_at timestamp"
+    # Run 1: key 2 has no updated_at: nothing is created.
+    write_source(dbt_project, [(1, "a", T("2024-01-01")), (2, "b", None)], stamped)
+    with pytest.raises(DbtStepError) as first:
+        dbt_project.dbt("snapshot", "--select", "snap")
+    message = str(first.value)
+    assert "1 row(s) with a null updated_at (updated_at), e.g. (id=2)" in message, message
+    assert "coalesce(updated_at, created_at)" in message, message
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("snap"))
+    dbt_project.dbt("snapshot", "--select", "check_snap")
+    assert [(r["id"], r["name"]) for r in history(dbt_project, "check_snap")] == [
+        (1, "a"),
+        (2, "b"),
+    ]
+
+    # Run 2: both keys dated; then run 3, where key 1 loses its updated_at: nothing written.
+    write_source(dbt_project, [(1, "a", T("2024-01-01")), (2, "b", T("2024-01-01"))], stamped)
+    dbt_project.dbt("snapshot", "--select", "snap")
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+    write_source(dbt_project, [(1, "a2", None), (2, "b2", T("2024-01-02"))], stamped)
+    with pytest.raises(DbtStepError) as later:
+        dbt_project.dbt("snapshot", "--select", "snap")
+    assert "null updated_at (updated_at), e.g. (id=1)" in str(later.value)
+    assert "Nothing was written" in str(later.value)
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits

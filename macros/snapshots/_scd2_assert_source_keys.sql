@@ -4,13 +4,21 @@
         unique_key. dbt does not check: with duplicates, the merge either fails deep inside
         Spark (MERGE_CARDINALITY_VIOLATION, no key named) or, on the first build, silently
         creates two open versions of one key. Raising here leaves the snapshot table as it was.
+        In the same scan, where validity follows updated_at (_scd2_business_time): a null
+        updated_at. dbt does not check it either: the first run gives the key a version with a
+        null dbt_valid_from (never valid in any as-of query), and every later change of the key
+        is missed, as dbt's `dbt_valid_from < updated_at` is null.
     -#}
     {%- if not execute -%}{{ return(none) }}{%- endif -%}
     {%- set keys = scd2_audit._scd2_snapshot_context().key_columns -%}
     {%- set key_list = keys | join(', ') -%}
+    {%- set dated = scd2_audit._scd2_business_time(strategy) -%}
     {%- set checks -%}
         with source_keys as (
             select
+                {%- if dated %}
+                {{ strategy.updated_at }} is null as dbt_no_updated_at,
+                {%- endif %}
                 {%- for key in keys %}
                 {{ key }} as dbt_key_{{ loop.index }}{{ ',' if not loop.last }}
                 {%- endfor %}
@@ -44,11 +52,29 @@
             group by all
             having count(*) > 1
             limit 1
+        ){{ ',' if dated }}
+        {%- if dated %}
+
+        null_updated_at as (
+            select
+                'null_updated_at' as problem,
+                {%- for key in keys %}
+                cast(dbt_key_{{ loop.index }} as string) as dbt_key_{{ loop.index }},
+                {%- endfor %}
+                count(*) over () as rows
+            from source_keys
+            where dbt_no_updated_at
+            limit 1
         )
+        {%- endif %}
 
         select * from null_keys
         union all
         select * from duplicate_keys
+        {%- if dated %}
+        union all
+        select * from null_updated_at
+        {%- endif %}
     {%- endset -%}
     {%- set found = run_query(checks) -%}
     {%- for row in found.rows -%}
@@ -56,7 +82,16 @@
         {%- for key in keys -%}
             {%- do values.append(key ~ '=' ~ (row[loop.index] if row[loop.index] is not none else 'null')) -%}
         {%- endfor -%}
-        {%- if row[0] == 'null' -%}
+        {%- if row[0] == 'null_updated_at' -%}
+            {{ exceptions.raise_compiler_error(
+                "Snapshot '" ~ model.name ~ "': the source has " ~ row[-1] ~ " row(s) with a null "
+                ~ "updated_at (" ~ strategy.updated_at ~ "), e.g. (" ~ values | join(', ') ~ "). "
+                ~ "updated_at dates each version (dbt_valid_from), so a row without one has no "
+                ~ "time to start from, and later changes of its key would be missed. Give every "
+                ~ "row one in the snapshot query (e.g. coalesce(" ~ strategy.updated_at
+                ~ ", created_at)) or filter those rows. Nothing was written; the snapshot table "
+                ~ "is unchanged.") }}
+        {%- elif row[0] == 'null' -%}
             {%- set problem = "has " ~ row[-1] ~ " row(s) with a null unique_key, e.g. (" ~ values | join(', ') ~ ")" -%}
             {%- set remedy = "filter or fix those rows in the snapshot query" -%}
         {%- else -%}
