@@ -51,7 +51,7 @@
             ~ "payload holding them (its columns: " ~ columns | join(', ') ~ "). Point it at "
             ~ "the JSON lines Kafka Connect wrote for the topic.") }}
     {%- endif -%}
-    {%- set sequence = scd2_audit._scd2_column_list(sequence) -%}
+    {%- set sequence = scd2_audit._scd2_column_list(sequence) | map('lower') | list -%}
     {#- The fields of `after`, `before` and `source` with their types, checked against the
         keys and the sequence: a wrong guess (MySQL has no lsn but binlog file and pos) gets
         what to write. Where the relation's schema was inferred from the lines (a JSON table
@@ -92,8 +92,7 @@
             {%- do problems.append("the rows (" ~ p ~ row_side ~ ") have no key field(s) "
                 ~ no_keys ~ " (their fields: " ~ row_fields | join(', ') ~ ")") -%}
         {%- endif -%}
-        {%- set no_sequence = (['ts_ms'] + sequence) | map('lower')
-            | reject('in', fields['source']) | list -%}
+        {%- set no_sequence = (['ts_ms'] + sequence) | reject('in', fields['source']) | list -%}
         {%- if no_sequence -%}
             {%- do problems.append(p ~ "source has no field(s) " ~ no_sequence ~ " (its fields: "
                 ~ fields['source'] | join(', ') ~ "): pass as `sequence` the fields that order "
@@ -123,7 +122,7 @@
     {#- Each field as its quoted reference and its output name. -#}
     {%- set ref = {} -%}
     {%- set name = {} -%}
-    {%- for field in keys + values + sequence | map('lower') | list -%}
+    {%- for field in keys + values + sequence -%}
         {%- do ref.update({field: '`' ~ field | replace('`', '``') ~ '`'}) -%}
         {%- do name.update({field: scd2_audit._scd2_plain_name(field)}) -%}
     {%- endfor -%}
@@ -139,7 +138,7 @@
     {%- endfor -%}
     {%- do outputs.setdefault('op', []).append('op') -%}
     {%- do outputs.setdefault('event_ts', []).append('source.ts_ms') -%}
-    {%- for field in sequence | map('lower') -%}
+    {%- for field in sequence -%}
         {%- do outputs.setdefault('event_' ~ name[field], []).append('source.' ~ field) -%}
     {%- endfor -%}
     {%- set clashes = [] -%}
@@ -171,7 +170,7 @@
     {%- endfor -%}
     {%- do selected.append(p ~ 'op as op') -%}
     {%- do selected.append('timestamp_millis(' ~ p ~ 'source.ts_ms) as event_ts') -%}
-    {%- for field in sequence | map('lower') -%}
+    {%- for field in sequence -%}
         {%- do selected.append(p ~ 'source.' ~ ref[field] ~ ' as event_' ~ name[field]) -%}
     {%- endfor -%}
     {%- for key in keys if old_keys -%}
