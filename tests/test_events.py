@@ -1180,3 +1180,96 @@ def test_debezium_field_names_that_need_quoting(dbt_project: ScratchProject, tmp
     assert "e_mail (from after.e-mail, after.e_mail)" in message, message
     assert iceberg_commits(dbt_project, "history") == commits
     assert history() == expected
+
+
+CREATED_IN_RUN_1 = ((1, "a"), (2, "b"), (3, "c"), (6, "f"))
+
+
+def test_change_feed_and_run_audit_with_several_changes_of_a_key_in_a_run(
+    dbt_project: ScratchProject,
+) -> None:
+    """One run can hold several changes of a key: the change feed pairs each closed version
+    with the version that continues it (an update) by position, not by counting the key's rows
+    in the run; a delete followed by a re-creation is a delete and an insert, a key change a
+    delete of the old key and an insert of the new one. The run audit counts the versions a
+    run opened and closed itself. The same with deletion records (hard_deletes='new_record')."""
+    project = dbt_project
+    write_model(project, name="history")
+    write_model(project, "hard_deletes='new_record',", name="history_nr")
+    view = "{{ config(materialized='view') }}\n"
+    for name in ("history", "history_nr"):
+        feed = f"{{{{ scd2_change_feed(ref('{name}')) }}}}\n"
+        project.write(f"models/{name}_feed.sql", view + feed)
+        audit = f"{{{{ scd2_run_audit(ref('{name}_feed')) }}}}\n"
+        project.write(f"models/{name}_audit.sql", view + audit)
+    models = ("history", "history_nr", "history_feed", "history_nr_feed")
+    # Run 1: ids 1, 2, 3 and 6 created at hour 1.
+    write_events(project, [ev("c", key, name, 1) for key, name in CREATED_IN_RUN_1])
+    run1 = project.dbt("run", "--select", *models, "history_audit", "history_nr_audit")
+    # Run 2: id 1 updated twice; id 2 deleted, then re-created; id 3 moved to id 4; id 5
+    # created and deleted; id 6 untouched.
+    write_events(
+        project,
+        [
+            ev("u", 1, "a2", 2, old=1),
+            ev("u", 1, "a3", 3, old=1),
+            ev("d", 2, "b", 2),
+            ev("c", 2, "b2", 4),
+            ev("u", 4, "c", 5, old=3),
+            ev("c", 5, "e", 2),
+            ev("d", 5, "e", 3),
+        ],
+    )
+    run2 = project.dbt("run", "--select", "history", "history_nr")
+    r1, r2 = run1.invocation_id, run2.invocation_id
+    assert brief(versions(project)) == [
+        (1, "a", 1, 2, "update"),
+        (1, "a2", 2, 3, "update"),
+        (1, "a3", 3, None, None),
+        (2, "b", 1, 2, "delete"),
+        (2, "b2", 4, None, None),
+        (3, "c", 1, 5, "key_change"),
+        (4, "c", 5, None, None),
+        (5, "e", 2, 3, "delete"),
+        (6, "f", 1, None, None),
+    ]
+    # (run, change type, id, name, hour the change took effect, run that inserted the version)
+    expected = sorted(
+        [
+            (r1, "insert", 1, "a", 1, r1),
+            (r1, "insert", 2, "b", 1, r1),
+            (r1, "insert", 3, "c", 1, r1),
+            (r1, "insert", 6, "f", 1, r1),
+            (r2, "update_preimage", 1, "a", 2, r1),
+            (r2, "update_postimage", 1, "a2", 2, r2),
+            (r2, "update_preimage", 1, "a2", 3, r2),
+            (r2, "update_postimage", 1, "a3", 3, r2),
+            (r2, "delete", 2, "b", 2, r1),
+            (r2, "insert", 2, "b2", 4, r2),
+            (r2, "delete", 3, "c", 5, r1),
+            (r2, "insert", 4, "c", 5, r2),
+            (r2, "insert", 5, "e", 2, r2),
+            (r2, "delete", 5, "e", 3, r2),
+        ],
+        key=str,
+    )
+    for name in ("history", "history_nr"):
+        feed = project.spark.sql(
+            f"""
+            select _process_id, _change_type, id, name,
+                cast((unix_timestamp(_change_ts) - unix_timestamp(timestamp'{T0}')) / 3600
+                    as int) as hour,
+                _version_inserted_by
+            from {project.table(name + "_feed")}
+            """
+        ).collect()
+        assert sorted((tuple(r) for r in feed), key=str) == expected, name
+        audit = project.spark.sql(
+            f"""
+            select process_id, versions_inserted, keys_inserted, versions_updated,
+                versions_deleted, versions_unchanged, open_versions
+            from {project.table(name + "_audit")}
+            order by first_processed_ts
+            """
+        ).collect()
+        assert [tuple(r) for r in audit] == [(r1, 4, 4, 0, 0, 0, 4), (r2, 5, 3, 2, 3, 1, 4)], name

@@ -114,7 +114,7 @@ def test_history_holds_each_kind_of_change(events_run) -> None:
 
 
 def test_generic_tests_passed_and_a_repeated_run_adds_nothing(events_run) -> None:
-    project, options, _results = events_run
+    project, options, results = events_run
     table = f"{project.schema}.{HISTORY_MODEL}"
     spark = project.spark
     versions = _rows(spark.sql(f"select * from {table}"))
@@ -132,6 +132,32 @@ def test_generic_tests_passed_and_a_repeated_run_adds_nothing(events_run) -> Non
     assert _rows(spark.sql(f"select * from {table}")) == versions
     assert spark.sql(f"select count(*) from {table}.snapshots").first()[0] == commits
     assert spark.sql(f"select count(*) from {table}__quarantine").first()[0] == quarantined
+
+    # The run audit (over the change feed) against counts taken from the table itself, per
+    # run R: versions R inserted; versions open before and after R that R left alone; open
+    # versions after R. A run's intermediate versions (inserted and closed by it) are among
+    # its insertions and not among the versions it left alone.
+    runs = [r.run_id for r in results]
+    order = {run_id: n for n, run_id in enumerate(runs)}
+    history = spark.sql(
+        f"select audit_insert_process_id, audit_update_process_id from {table}"
+    ).collect()
+    spans = [(order[i], len(runs) if u is None else order[u]) for i, u in history]
+    expected = []
+    for n, run_id in enumerate(runs):
+        expected.append(
+            (
+                run_id,
+                sum(opened == n for opened, _ in spans),
+                sum(opened < n < closed for opened, closed in spans),
+                sum(opened <= n < closed for opened, closed in spans),
+            )
+        )
+    audit = spark.sql(
+        f"select process_id, versions_inserted, versions_unchanged, open_versions "
+        f"from {project.schema}.events_run_audit order by first_processed_ts"
+    ).collect()
+    assert [tuple(r) for r in audit] == expected
 
 
 def test_generated_events_are_reproducible(spark: SparkSession) -> None:

@@ -10,7 +10,10 @@
         - all_columns: every column, in table order;
         - is_deletion_record: SQL that is true on dbt's deletion records (hard_deletes=
           'new_record': a deleted key's open row, holding its last values), false elsewhere and
-          on a table without dbt's is-deleted column: no state holds a deleted key.
+          on a table without dbt's is-deleted column: no state holds a deleted key;
+        - events: the event column names (scd2_event_column_names()) on a table an
+          scd2_events model builds (or one holding those columns), whose versions say how
+          they were opened and closed; none on a snapshot.
         Columns are read from the table. When it does not exist yet (dbt compile, sqlfluff, docs
         before the first snapshot), the columns documented in the snapshot's YAML stand in, so
         that the SQL still compiles to its real shape.
@@ -39,8 +42,9 @@
         {%- endif -%}
     {%- endif -%}
     {%- set keys = snapshot.key_columns | map('lower') | list -%}
+    {%- set event_columns = scd2_audit.scd2_event_column_names() -%}
     {%- set metadata_names = (columns.values() | map('lower') | list)
-        + (audit.values() | list) + (scd2_audit.scd2_event_column_names().values() | list) -%}
+        + (audit.values() | list) + (event_columns.values() | list) -%}
     {%- set missing = keys | reject('in', table_columns) | list -%}
     {%- if execute and missing -%}
         {{ exceptions.raise_compiler_error(
@@ -50,6 +54,9 @@
     {%- set data_columns = keys + (table_columns | reject('in', metadata_names + keys) | list) -%}
     {%- set deleted_flag = columns.dbt_is_deleted
         if (columns.dbt_is_deleted | lower) in table_columns else none -%}
+    {%- set has_event_columns = [event_columns.opened_position, event_columns.closed_position,
+        event_columns.closed_as] | map('lower') | reject('in', table_columns) | list
+        | length == 0 -%}
     {{ return({
         'key_columns': keys,
         'columns': columns,
@@ -59,6 +66,7 @@
         'all_columns': table_columns,
         'is_deletion_record': ('coalesce(cast(' ~ deleted_flag ~ " as string) = 'True', false)")
             if deleted_flag else 'false',
+        'events': event_columns if snapshot.is_events or has_event_columns else none,
         'is_open': snapshot.is_open,
         'high_end': snapshot.high_end,
     }) }}

@@ -11,68 +11,132 @@
         - the key and data columns of the version concerned,
         - _change_type: 'insert', 'update_preimage', 'update_postimage' or 'delete',
         - _process_id: the run (dbt invocation_id) that made the change,
-        - _commit_timestamp: when that run processed it.
+        - _commit_timestamp: when that run processed it,
+        - _change_ts: when the change took effect on the history's time axis (the version's
+          dbt_valid_from for an insert or a postimage, its dbt_valid_to for a preimage or a
+          delete), which orders a key's changes within a run,
+        - _version_inserted_by: the run that inserted the version concerned (for a preimage
+          or a delete: _process_id itself when that run opened and closed it, as an
+          scd2_events run does with a key's intermediate versions).
         From the metadata: run R inserted the versions with insert process id R and closed the
-        versions with update process id R. Per key and run: a closed and an inserted version
-        are an update (pre- and postimage); a closed one alone a delete; an inserted one alone
-        an insert. The first run's versions are inserts.
+        versions with update process id R. A closed version and the key's next version make
+        an update (pre- and postimage) when the run that closed the first inserted the second
+        where the first ended: on a snapshot, its dbt_valid_to is the next one's
+        dbt_valid_from; on an scd2_events table, it was closed as an 'update' at the position
+        that opened the next one (a run can hold several changes of a key there, a delete and
+        a re-creation among them). Any other closing is a delete, any other opening an insert:
+        so the first run's versions are inserts, and a key change is a delete of the old key
+        and an insert of the new one, as Debezium emits it.
         With hard_deletes='new_record', dbt's deletion records are not changes of their own:
         the version they close is a delete, and a key coming back after one is an insert.
     -#}
     {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key) -%}
     {%- set a = ctx.audit -%}
+    {%- set cols = ctx.columns -%}
+    {%- set e = ctx.events -%}
     {%- set name = snapshot_name or relation.identifier -%}
     {%- set data = ctx.data_columns | join(',\n            ') -%}
+    {#- Whether a version (scd2_{p}...) continues into the next one (scd2_{n}...), see above. -#}
+    {%- if e -%}
+        {%- set key_order = 'scd2_opened_position' -%}
+        {%- set continues = "scd2_{p}closed_as = 'update'"
+            ~ ' and scd2_{p}closed_position = scd2_{n}opened_position' -%}
+    {%- else -%}
+        {%- set key_order = 'scd2_effective_start, scd2_effective_end' -%}
+        {%- set continues = 'scd2_{p}valid_to = scd2_{n}valid_from' -%}
+    {%- endif -%}
     with scd2_feed_versions as (
         select
             {{ data }},
-            {{ ctx.is_deletion_record }} as is_deletion_record,
-            {{ a.insert_process_id }} as inserted_by,
-            {{ a.insert_ts }} as inserted_at,
-            {{ a.update_process_id }} as closed_by,
-            {{ a.update_ts }} as closed_at
+            {{ ctx.is_deletion_record }} as scd2_is_deletion_record,
+            {{ a.insert_process_id }} as scd2_inserted_by,
+            {{ a.insert_ts }} as scd2_inserted_at,
+            {{ a.update_process_id }} as scd2_closed_by,
+            {{ a.update_ts }} as scd2_closed_at,
+            {{ cols.dbt_valid_from }} as scd2_valid_from,
+            {{ cols.dbt_valid_to }} as scd2_valid_to,
+            {%- if e %}
+            {{ e.opened_position }} as scd2_opened_position,
+            {{ e.closed_position }} as scd2_closed_position,
+            {{ e.closed_as }} as scd2_closed_as
+            {%- else %}
+            {{ a.effective_start_ts }} as scd2_effective_start,
+            {{ a.effective_end_ts }} as scd2_effective_end
+            {%- endif %}
         from {{ relation }}
+    ),
+
+    scd2_feed_neighbours as (
+        select
+            *,
+            lag(scd2_is_deletion_record) over scd2_key_order as scd2_prior_is_deletion_record,
+            lag(scd2_closed_by) over scd2_key_order as scd2_prior_closed_by,
+            {%- if e %}
+            lag(scd2_closed_as) over scd2_key_order as scd2_prior_closed_as,
+            lag(scd2_closed_position) over scd2_key_order as scd2_prior_closed_position,
+            lead(scd2_opened_position) over scd2_key_order as scd2_next_opened_position,
+            {%- else %}
+            lag(scd2_valid_to) over scd2_key_order as scd2_prior_valid_to,
+            lead(scd2_valid_from) over scd2_key_order as scd2_next_valid_from,
+            {%- endif %}
+            lead(scd2_is_deletion_record) over scd2_key_order as scd2_next_is_deletion_record,
+            lead(scd2_inserted_by) over scd2_key_order as scd2_next_inserted_by
+        from scd2_feed_versions
+        window scd2_key_order as (
+            partition by {{ ctx.key_columns | join(', ') }}
+            order by {{ key_order }}
+        )
+    ),
+
+    scd2_feed_linked as (
+        select
+            *,
+            {#- Closed by an update: the key's next version continues it. #}
+            coalesce(
+                scd2_closed_by = scd2_next_inserted_by
+                and not scd2_next_is_deletion_record
+                and {{ continues.format(p='', n='next_') }},
+                false
+            ) as scd2_is_updated,
+            {#- Opened by an update: it continues the key's version before it. #}
+            coalesce(
+                scd2_prior_closed_by = scd2_inserted_by
+                and not scd2_prior_is_deletion_record
+                and {{ continues.format(p='prior_', n='') }},
+                false
+            ) as scd2_is_update
+        from scd2_feed_neighbours
+        where not scd2_is_deletion_record
     ),
 
     scd2_feed_events as (
         select
             {{ data }},
-            is_deletion_record,
-            true as is_opening,
-            inserted_by as _process_id,
-            inserted_at as _commit_timestamp
-        from scd2_feed_versions
+            case when scd2_is_update then 'update_postimage' else 'insert' end as _change_type,
+            scd2_inserted_by as _process_id,
+            scd2_inserted_at as _commit_timestamp,
+            scd2_valid_from as _change_ts,
+            scd2_inserted_by as _version_inserted_by
+        from scd2_feed_linked
         union all
         select
             {{ data }},
-            is_deletion_record,
-            false as is_opening,
-            closed_by as _process_id,
-            closed_at as _commit_timestamp
-        from scd2_feed_versions
-        where closed_by is not null
-    ),
-
-    scd2_feed_paired as (
-        select
-            *,
-            count_if(not is_deletion_record) over (
-                partition by {{ ctx.key_columns | join(', ') }}, _process_id
-            ) as changes_of_key_in_run
-        from scd2_feed_events
+            case when scd2_is_updated then 'update_preimage' else 'delete' end as _change_type,
+            scd2_closed_by as _process_id,
+            scd2_closed_at as _commit_timestamp,
+            scd2_valid_to as _change_ts,
+            scd2_inserted_by as _version_inserted_by
+        from scd2_feed_linked
+        where scd2_closed_by is not null
     )
 
     select
         '{{ name }}' as snapshot_name,
         {{ ctx.data_columns | join(',\n        ') }},
-        case
-            when is_opening and changes_of_key_in_run > 1 then 'update_postimage'
-            when is_opening then 'insert'
-            when changes_of_key_in_run > 1 then 'update_preimage'
-            else 'delete'
-        end as _change_type,
+        _change_type,
         _process_id,
-        _commit_timestamp
-    from scd2_feed_paired
-    where not is_deletion_record
+        _commit_timestamp,
+        _change_ts,
+        _version_inserted_by
+    from scd2_feed_events
 {%- endmacro %}

@@ -5,11 +5,14 @@
 {% macro default__scd2_run_audit(change_feed) -%}
     {#-
         A select of one row per snapshot and run (process id) from a change feed in the shape
-        of scd2_change_feed() (snapshot_name, _change_type, _process_id, _commit_timestamp):
-        when the run processed its changes, and how many versions it inserted, closed as
-        updates, closed as deletes, and left untouched (open before and after it).
-        versions_unchanged comes from a running total of open versions per snapshot, in run
-        order: open after run R = everything inserted up to R - everything closed up to R.
+        of scd2_change_feed() (snapshot_name, _change_type, _process_id, _commit_timestamp,
+        _version_inserted_by): when the run processed its changes, and how many versions it
+        inserted, closed as updates, closed as deletes, and left untouched (open before and
+        after it). open_versions is a running total per snapshot, in run order: open after
+        run R = everything inserted up to R - everything closed up to R. The versions open
+        before R that R closed are R's closings less those of versions R inserted itself (an
+        scd2_events run's intermediate versions), so versions_unchanged = open after R - R's
+        insertions + those closings.
         A run that changed nothing leaves no trace in a snapshot table, so it has no row here.
     -#}
     with scd2_audit_changes as (
@@ -17,7 +20,8 @@
             snapshot_name,
             _process_id,
             _change_type,
-            _commit_timestamp
+            _commit_timestamp,
+            _version_inserted_by
         from {{ change_feed }}
     ),
 
@@ -30,7 +34,11 @@
             count_if(_change_type in ('insert', 'update_postimage')) as versions_inserted,
             count_if(_change_type = 'insert') as keys_inserted,
             count_if(_change_type = 'update_preimage') as versions_updated,
-            count_if(_change_type = 'delete') as versions_deleted
+            count_if(_change_type = 'delete') as versions_deleted,
+            count_if(
+                _change_type in ('update_preimage', 'delete')
+                and _version_inserted_by = _process_id
+            ) as versions_inserted_and_closed
         from scd2_audit_changes
         group by snapshot_name, _process_id
     ),
@@ -55,7 +63,7 @@
         keys_inserted,
         versions_updated,
         versions_deleted,
-        open_versions - versions_inserted as versions_unchanged,
+        open_versions - versions_inserted + versions_inserted_and_closed as versions_unchanged,
         open_versions
     from scd2_audit_totals
 {%- endmacro %}
