@@ -150,6 +150,44 @@ def test_check_cols_naming_a_removed_column_fails_clearly(dbt_project: ScratchPr
     assert iceberg_commits(dbt_project) == commits
 
 
+@pytest.mark.parametrize(
+    ("config", "renamed", "expected"),
+    [
+        ("unique_key='id', strategy='check', check_cols='all'", "id", "unique_key names id"),
+        (
+            "unique_key=['id', 'name'], strategy='check', check_cols='all'",
+            "name",
+            "unique_key names name",
+        ),
+        (
+            "unique_key='id', strategy='timestamp', updated_at='updated_at'",
+            "updated_at",
+            "updated_at names updated_at",
+        ),
+    ],
+)
+def test_a_key_or_updated_at_column_the_source_lost_fails_clearly(
+    dbt_project: ScratchProject, config: str, renamed: str, expected: str
+) -> None:
+    """A source whose key or updated_at column was renamed: the run fails naming the setting
+    and the column (Spark's UNRESOLVED_COLUMN named neither), and writes nothing."""
+    write_table_snapshot(dbt_project, config + ", hard_deletes='invalidate'")
+    write_source(dbt_project, [(1, "a", 10, T("2024-01-01"))], WITHOUT_REGION)
+    dbt_project.dbt("snapshot")
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+
+    dbt_project.spark.sql(
+        f"alter table {dbt_project.table('src')} rename column {renamed} to {renamed}_new"
+    )
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    message = str(failure.value)
+    assert f"{expected}, which the snapshot's query does not return" in message
+    assert f"{renamed}_new" in message  # the query's columns, to choose from
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
+
+
 # --- a new column, and a run that fails after the source checks --------------------------
 
 CHECK = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"

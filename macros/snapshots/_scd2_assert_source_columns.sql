@@ -3,6 +3,8 @@
         Fail before anything is read or written when the snapshot's query does not fit its
         config, with a message that names the columns (Spark's own errors name neither the
         snapshot nor the fix):
+        - unique_key and updated_at name columns of the query (a source that lost one failed
+          with Spark's UNRESOLVED_COLUMN, naming neither the snapshot nor the setting);
         - the check strategy with a list of check_cols compares those columns of the source
           with the open versions: a column the query no longer returns (a source that lost
           it) failed inside dbt's strategy with UNRESOLVED_COLUMN. check_cols='all' compares
@@ -13,28 +15,48 @@
     -#}
     {%- if not execute -%}{{ return(none) }}{%- endif -%}
     {%- set available = source_col_names | map('lower') | list -%}
+    {#- (setting, entry) pairs that name a column of the query. -#}
+    {%- set named = [] -%}
+    {#- unique_key and updated_at may be SQL expressions (dbt writes them into its SQL as
+        given): only names, plain or quoted, are checked; Spark reports the rest. -#}
+    {%- for col in scd2_audit._scd2_column_list(config.get('unique_key')) -%}
+        {%- do named.append(['unique_key', col]) -%}
+    {%- endfor -%}
+    {%- if config.get('updated_at') and config.get('strategy') in ['timestamp', 'check'] -%}
+        {%- do named.append(['updated_at', config.get('updated_at')]) -%}
+    {%- endif -%}
     {%- set check_cols = config.get('check_cols') -%}
     {%- if config.get('strategy') == 'check' and check_cols and check_cols is not string -%}
-        {%- set missing = [] -%}
         {%- for col in check_cols -%}
-            {#- dbt's check strategy writes each check_cols entry into its SQL as given, so
-                a name that needs quoting is given quoted (`e-mail`). -#}
-            {%- set name = col | trim -%}
-            {%- if name | length > 1 and name.startswith('`') and name.endswith('`') -%}
-                {%- set name = name[1:-1] | replace('``', '`') -%}
-            {%- endif -%}
-            {%- if (name | lower) not in available -%}
-                {%- do missing.append(col) -%}
-            {%- endif -%}
+            {%- do named.append(['check_cols', col]) -%}
         {%- endfor -%}
-        {%- if missing -%}
-            {{ exceptions.raise_compiler_error(
-                "Snapshot '" ~ model.name ~ "': check_cols names " ~ missing | join(', ')
-                ~ ", which the snapshot's query does not return (its columns: "
-                ~ source_col_names | join(', ') ~ "). Nothing was written. Remove "
-                ~ ("it" if missing | length == 1 else "them") ~ " from check_cols, or select "
-                ~ ("it" if missing | length == 1 else "them") ~ " again (e.g. as NULL).") }}
+    {%- endif -%}
+    {%- set missing = [] -%}
+    {%- for setting, col in named -%}
+        {#- A name that needs quoting is given quoted (`e-mail`). -#}
+        {%- set name = col | trim -%}
+        {%- set quoted = name | length > 1 and name.startswith('`') and name.endswith('`') -%}
+        {%- if quoted -%}
+            {%- set name = name[1:-1] | replace('``', '`') -%}
         {%- endif -%}
+        {%- set is_name = quoted or setting == 'check_cols'
+            or modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', name) -%}
+        {%- if is_name and (name | lower) not in available
+            and (not missing or missing[0][0] == setting) -%}
+            {%- do missing.append([setting, col]) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if missing -%}
+        {%- set setting = missing[0][0] -%}
+        {%- set them = 'it' if missing | length == 1 else 'them' -%}
+        {{ exceptions.raise_compiler_error(
+            "Snapshot '" ~ model.name ~ "': " ~ setting ~ " names "
+            ~ missing | map(attribute=1) | join(', ')
+            ~ ", which the snapshot's query does not return (its columns: "
+            ~ source_col_names | join(', ') ~ "). Nothing was written. "
+            ~ ('Remove ' ~ them ~ ' from check_cols, or select ' ~ them ~ ' again (e.g. as NULL).'
+                if setting == 'check_cols'
+                else 'Fix ' ~ setting ~ ' in the config, or select ' ~ them ~ ' again.')) }}
     {%- endif -%}
     {%- set clashes = [] -%}
     {%- for name in scd2_audit._scd2_metadata_column_names(config.get('hard_deletes'))
