@@ -114,7 +114,8 @@ def test_bad_metadata_config_fails_clearly_and_writes_nothing(
 def test_plain_dates_are_utc_midnights(dbt_project: ScratchProject) -> None:
     """The forms 'YYYY-MM-DD' that the docs allow for the high-end var and for an as-of moment
     are that day's midnight in UTC, whatever the session's zone. They used to render as
-    `timestamp '2024-01-02 UTC'`, which Spark rejects (INVALID_TYPED_LITERAL)."""
+    `timestamp '2024-01-02 UTC'`, which Spark rejects (INVALID_TYPED_LITERAL). ISO 8601 moments
+    ('T', 'Z', offsets) were taken as SQL and failed with a syntax error."""
     write_snapshot(dbt_project, "snap", "unique_key='id', strategy='check', check_cols='all'")
     dbt_project.write_seed("src", "id,name,amount", ["1,a,10", "2,b,20"])
     dbt_project.dbt("seed", "--full-refresh")
@@ -136,5 +137,11 @@ def test_plain_dates_are_utc_midnights(dbt_project: ScratchProject) -> None:
         assert as_of("2024-01-02") == []
         assert as_of("9999-12-30") == [1, 2]
         assert as_of("9999-12-31") == []
+        # ISO 8601: a 'T', minutes without seconds, 'Z' or an offset (else UTC). The high end
+        # is 9999-12-31 00:00:00 UTC and excluded.
+        assert as_of("9999-12-30T23:59") == [1, 2]
+        assert as_of("9999-12-31T00:00:00Z") == []
+        assert as_of("9999-12-31T01:00:00+02:00") == [1, 2]  # 9999-12-30 23:00 UTC
+        assert as_of("9999-12-30 23:30:00.5-0100") == []  # 9999-12-31 00:30:00.5 UTC
     finally:
         spark.conf.set("spark.sql.session.timeZone", "UTC")

@@ -1,9 +1,10 @@
 {% macro _scd2_timestamp_sql(value) -%}
     {#-
-        A moment for scd2_as_of, as SQL. A plain 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS[.ffffff]'
-        becomes a timestamp literal read as UTC (_scd2_utc_timestamp_sql, as scd2_high_end_ts():
-        the session time zone cannot shift it); anything else is taken as a SQL timestamp
-        expression as it is, e.g. current_timestamp(), `timestamp '2024-01-01 12:00:00 Europe/Paris'`, or a column.
+        A moment for scd2_as_of, as SQL. An ISO 8601 date or date and time becomes a timestamp
+        literal with its zone, UTC when it has none (_scd2_utc_timestamp_sql, as
+        scd2_high_end_ts(): the session time zone cannot shift it); anything else is taken as
+        a SQL timestamp expression as it is, e.g. current_timestamp(),
+        `timestamp '2024-01-01 12:00:00 Europe/Paris'`, or a column.
     -#}
     {%- set text = value | string | trim -%}
     {%- if not text -%}

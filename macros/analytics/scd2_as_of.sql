@@ -9,8 +9,9 @@
         key that existed, with the key and data columns (metadata with include_metadata=true).
         A version is valid at t when effective_start <= t < effective_end (the effective range
         is never NULL: open versions end at the high-end timestamp).
-        as_of: a SQL timestamp expression (current_timestamp(), a column, ...) or a plain
-        'YYYY-MM-DD[ HH:MM:SS]' text, read as UTC.
+        as_of: a SQL timestamp expression (current_timestamp(), a column, ...) or an ISO 8601
+        text ('YYYY-MM-DD[ HH:MM[:SS]]', 'T' or a space, optional 'Z' or offset), without a
+        zone read as UTC (_scd2_utc_timestamp_sql).
         The time axis is the snapshot's validity: processing time for the check strategy;
         the source's updated_at for the timestamp strategy (hard deletes close at processing
         time there too, as dbt does, and a key back with an older updated_at starts at the

@@ -11,7 +11,8 @@
     {%- set literal = scd2_audit._scd2_utc_timestamp_sql(value) -%}
     {%- if literal is none -%}
         {{ exceptions.raise_compiler_error(
-            "var 'scd2_high_end_ts' must look like 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS', got '"
+            "var 'scd2_high_end_ts' must look like 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS' (ISO "
+            ~ "8601: a 'T', and 'Z' or an offset such as +02:00, are accepted too), got '"
             ~ value ~ "'. Fix it in dbt_project.yml (vars) or in --vars.") }}
     {%- endif -%}
     {{ return(literal) }}
