@@ -13,6 +13,12 @@
     {%- set keys = scd2_audit._scd2_snapshot_context().key_columns -%}
     {%- set key_list = keys | join(', ') -%}
     {%- set dated = scd2_audit._scd2_business_time(strategy) -%}
+    {#- The key columns as text, as each check reports one offending key. -#}
+    {%- set key_text -%}
+        {%- for key in keys %}
+                cast(dbt_key_{{ loop.index }} as string) as dbt_key_{{ loop.index }},
+        {%- endfor %}
+    {%- endset -%}
     {%- set checks -%}
         with source_keys as (
             select
@@ -28,9 +34,7 @@
         null_keys as (
             select
                 'null' as problem,
-                {%- for key in keys %}
-                cast(dbt_key_{{ loop.index }} as string) as dbt_key_{{ loop.index }},
-                {%- endfor %}
+                {{- key_text }}
                 count(*) as rows
             from source_keys
             where
@@ -44,9 +48,7 @@
         duplicate_keys as (
             select
                 'duplicate' as problem,
-                {%- for key in keys %}
-                cast(dbt_key_{{ loop.index }} as string) as dbt_key_{{ loop.index }},
-                {%- endfor %}
+                {{- key_text }}
                 count(*) as rows
             from source_keys
             group by all
@@ -58,9 +60,7 @@
         null_updated_at as (
             select
                 'null_updated_at' as problem,
-                {%- for key in keys %}
-                cast(dbt_key_{{ loop.index }} as string) as dbt_key_{{ loop.index }},
-                {%- endfor %}
+                {{- key_text }}
                 count(*) over () as rows
             from source_keys
             where dbt_no_updated_at
