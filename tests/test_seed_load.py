@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
+from python_helpers.runtime.dbt_invoke import DbtStep
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 from python_helpers.tooling.scratch import ScratchProject
 from tests.seed_cases import (
@@ -48,6 +50,14 @@ def _iceberg_state(spark: SparkSession, table: str) -> tuple[list[tuple], list[t
     ).collect()
     rows = spark.sql(f"select * from {table}").collect()
     return sorted(tuple(str(v) for v in row) for row in rows), [tuple(s) for s in snapshots]
+
+
+def _assert_seed_failed(step: DbtStep, *parts: str) -> None:
+    """The step's one seed failed, with a message holding every part."""
+    result = step.result.results[0]
+    assert str(result.status) == "error"
+    for part in parts:
+        assert part in result.message, (part, result.message)
 
 
 def _write_awkward(project: ScratchProject, method: str, name: str = "awkward") -> list[tuple]:
@@ -85,7 +95,14 @@ def test_awkward_values_round_trip(
 def test_both_loaders_give_the_same_table(dbt_project: ScratchProject, spark: SparkSession) -> None:
     for method in METHODS:
         _write_awkward(dbt_project, method, name=f"awkward_{method}")
+    # dbt's row batches hold 3 rows here (10,000 by default), so that several make the seed.
+    dbt_project.write(
+        "macros/batch_size.sql",
+        "{% macro spark__get_batch_size() %}{{ return(3) }}{% endmacro %}\n",
+    )
     dbt_project.dbt("seed")
+    log = (dbt_project.root / "logs" / "dbt.log").read_text()
+    assert re.search(r"temporary view scd2_seed_awkward_sql_inserts_\w+_3 as", log)
     tables = [dbt_project.table(f"awkward_{method}") for method in METHODS]
     assert _types(spark, tables[0]) == _types(spark, tables[1])
     assert _rows(spark, tables[0]) == _rows(spark, tables[1])
@@ -174,10 +191,8 @@ def test_bad_value_fails_and_leaves_yesterdays_table(
         [["1", "a", "1.5"], ["2", "b", "2.5"], ["3", "c", "abc"]],
     )
     for args in (("seed",), ("seed", "--full-refresh")):
-        step = dbt_project.dbt(*args, check=False)
-        message = step.result.results[0].message
-        assert str(step.result.results[0].status) == "error"
-        for part in (
+        _assert_seed_failed(
+            dbt_project.dbt(*args, check=False),
             "Seed 'daily'",
             "daily.csv",
             "column 'amount' (double)",
@@ -185,9 +200,88 @@ def test_bad_value_fails_and_leaves_yesterdays_table(
             "first column id is '3'",
             "column_types",
             "unchanged",
-        ):
-            assert part in message, (part, message)
+        )
         assert _iceberg_state(spark, table) == before
+
+
+def _tables(spark: SparkSession, schema: str) -> list[str]:
+    """The schema's tables and views (not the session's temporary views, which `show tables`
+    lists too and which end with the session: a failed seed may leave its view over the file
+    in a long-lived session such as this one, never in the catalog)."""
+    rows = spark.sql(f"show tables in {schema}").collect()
+    return sorted(row.tableName for row in rows if not row.isTemporary)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_failed_seed_leaves_no_staging_table(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """dbt's row batches used to go through a staging table named after the run, in the
+    session's current schema, which a failed (or killed) seed left there for good: they are
+    temporary views now."""
+    table = _day1(dbt_project, method)
+    before = _iceberg_state(spark, table)
+    assert _tables(spark, dbt_project.schema) == ["daily"]
+    # dbt-spark puts its temporary relations in the session's current schema.
+    current = spark.catalog.currentDatabase()
+    elsewhere = _tables(spark, current)
+    write_csv(
+        dbt_project.root / "seeds" / "daily.csv",
+        ("id", "name", "amount"),
+        [["1", "a", "1.5"], ["3", "c", "abc"]],
+    )
+    _assert_seed_failed(dbt_project.dbt("seed", check=False), "value 'abc'")
+    assert _iceberg_state(spark, table) == before
+    assert _tables(spark, dbt_project.schema) == ["daily"]
+    assert _tables(spark, current) == elsewhere
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_column_types_naming_no_column_warn(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """A column_types name that is not in the header (here: other case, misspelt) is ignored,
+    as in stock dbt, but not silently; where warnings are errors the seed fails and writes
+    nothing."""
+    table = _day1(dbt_project, method)
+    before = _iceberg_state(spark, table)
+    write_csv(
+        dbt_project.root / "seeds" / "daily.csv",
+        ("id", "name", "amount", "code"),
+        [["1", "a", "1.5", "007"], ["2", "b", "2.5", "010"]],
+    )
+    dbt_project.write(
+        "seeds/daily.yml",
+        seed_properties(
+            "daily",
+            {"id": "int", "amout": "decimal(10,2)", "Code": "string"},
+            seed_load_method=method,
+        ),
+    )
+    log = dbt_project.root / "logs" / "dbt.log"
+    offset = log.stat().st_size
+    # Warnings of macros as errors (the scratch project's unused config paths warn too).
+    _assert_seed_failed(
+        dbt_project.dbt(
+            "seed", "--warn-error-options", '{"error": ["JinjaLogWarning"]}', check=False
+        ),
+        "Seed 'daily' (seeds/daily.csv): column_types names amout, Code,",
+        "(its columns: id, name, amount, code)",
+        "those entries are ignored",
+        "case included",
+    )
+    assert _iceberg_state(spark, table) == before
+
+    dbt_project.dbt("seed")
+    assert logged_since(log, offset, "column_types names amout, Code, which the file's header")
+    # The entries were ignored: dbt's inference types both columns (code '007' reads as 7).
+    assert _types(spark, table) == {
+        "id": "int",
+        "name": "string",
+        "amount": "double",
+        "code": "bigint",
+    }
+    assert _rows(spark, table) == [(1, "a", 1.5, 7), (2, "b", 2.5, 10)]
 
 
 def test_malformed_file_fails_and_leaves_yesterdays_table(

@@ -6,7 +6,7 @@
 
         - Loading: Spark's own CSV reader reads the file where Spark can see it
           (`seed_load_method`, see `_scd2_seed_load_method`); elsewhere dbt's agate rows are
-          inserted into a staging table as escaped SQL literals (dbt-spark's session method
+          sent as escaped SQL literals into temporary views (dbt-spark's session method
           does not escape its bindings, so an apostrophe broke the seed). Both give text
           columns; `_scd2_seed_select` types them as stock dbt would (dbt's NULL rule,
           `column_types`, else dbt's type inference) and fails on a value its type cannot
@@ -41,29 +41,27 @@
     {%- set load_method = scd2_audit._scd2_seed_load_method(model) -%}
     {%- set column_types = model['config'].get('column_types') or {} -%}
     {%- set run_suffix = invocation_id | replace('-', '_') -%}
-    {%- set stage_relation = none -%}
+    {%- set source = 'scd2_seed_' ~ identifier ~ '_' ~ run_suffix -%}
     {%- set rows_read = none -%}
+    {%- set loaded = none -%}
     {%- if load_method == 'spark_csv' -%}
-        {%- set source = 'scd2_seed_' ~ identifier ~ '_' ~ run_suffix -%}
         {%- set read = scd2_audit._scd2_seed_csv_view(model, source) -%}
         {%- set columns = read['columns'] -%}
         {%- set rows_read = read['rows'] -%}
+        {%- set views = [source] -%}
     {%- else -%}
-        {%- set stage_relation = make_temp_relation(
-            target_relation, '__dbt_seed_' ~ run_suffix[:8]
-        ).incorporate(type='table', is_iceberg=(file_format == 'iceberg')) -%}
-        {%- do adapter.drop_relation(stage_relation) -%}
-        {%- set loaded = scd2_audit._scd2_seed_rows_table(model, stage_relation) -%}
-        {%- set source = stage_relation -%}
+        {%- set loaded = scd2_audit._scd2_seed_rows_view(model, source) -%}
         {%- set columns = loaded['columns'] -%}
+        {%- set views = loaded['views'] -%}
     {%- endif -%}
+    {%- do scd2_audit._scd2_seed_warn_column_types(model, columns, column_types) -%}
     {%- set inferred = [] -%}
     {%- for name in columns if name not in column_types -%}
         {%- do inferred.append(name) -%}
     {%- endfor -%}
     {#- Types of the columns without column_types: agate's, where dbt read the file; else from
         one pass of Spark over the text (no pass when every column is pinned). -#}
-    {%- if stage_relation is not none -%}
+    {%- if loaded is not none -%}
         {%- set types = loaded['inferred_types'] -%}
     {%- else -%}
         {%- set types = scd2_audit._scd2_seed_infer_types(source, inferred) -%}
@@ -95,11 +93,9 @@
         {{ build_sql }}
     {%- endcall -%}
 
-    {%- if stage_relation is not none -%}
-        {%- do adapter.drop_relation(stage_relation) -%}
-    {%- else -%}
-        {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ source) -%}
-    {%- endif -%}
+    {%- for view in views -%}
+        {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ view) -%}
+    {%- endfor -%}
 
     {#- The count the CSV scan made where it could (every record read was written: a bad one
         fails the build); else a count of the table. -#}
