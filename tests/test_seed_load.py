@@ -357,8 +357,14 @@ def test_new_columns_and_types_replace_the_table_keeping_its_history(
     assert len(day2_snapshots) == len(day1_snapshots) + 1
 
 
-def test_empty_seed_and_full_refresh(dbt_project: ScratchProject, spark: SparkSession) -> None:
+@pytest.mark.parametrize("method", METHODS)
+def test_empty_seed_and_full_refresh(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
     dbt_project.write_seed("only_header", "id,name", [])
+    dbt_project.write(
+        "seeds/only_header.yml", seed_properties("only_header", {}, seed_load_method=method)
+    )
     dbt_project.dbt("seed", "--full-refresh")
     table = dbt_project.table("only_header")
     assert _types(spark, table) == {"id": "bigint", "name": "bigint"}

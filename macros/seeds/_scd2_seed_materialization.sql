@@ -50,9 +50,10 @@
         {%- set rows_read = read['rows'] -%}
         {%- set views = [source] -%}
     {%- else -%}
-        {%- set loaded = scd2_audit._scd2_seed_rows_view(model, source) -%}
+        {%- set loaded = scd2_audit._scd2_seed_row_batches(model, source) -%}
         {%- set columns = loaded['columns'] -%}
         {%- set views = loaded['views'] -%}
+        {%- set source = loaded['relation'] -%}
     {%- endif -%}
     {%- do scd2_audit._scd2_seed_warn_column_types(model, columns, column_types) -%}
     {%- set inferred = [] -%}
