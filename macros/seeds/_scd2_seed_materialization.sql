@@ -6,7 +6,7 @@
 
         - Loading: Spark's own CSV reader reads the file where Spark can see it
           (`seed_load_method`, see `_scd2_seed_load_method`); elsewhere dbt's agate rows are
-          sent as escaped SQL literals into temporary views (dbt-spark's session method
+          sent as escaped SQL literals (`_scd2_seed_row_batches`; dbt-spark's session method
           does not escape its bindings, so an apostrophe broke the seed). Both give text
           columns; `_scd2_seed_select` types them as stock dbt would (dbt's NULL rule,
           `column_types`, else dbt's type inference) and fails on a value its type cannot
@@ -113,6 +113,11 @@
     {%- endif -%}
     {%- do store_result('agate_table', response='OK', agate_table=sample) -%}
     {%- set code = 'CREATE' if full_refresh_mode or old_relation is none else 'INSERT' -%}
+    {#- The runtime SQL dbt writes to target/run: without the rows' literals, as stock dbt's
+        shows its insert without its bindings. -#}
+    {%- if loaded is not none -%}
+        {%- set build_sql = build_sql | replace(source, "(/* the seed's rows as SQL literals */)") -%}
+    {%- endif -%}
     {% call noop_statement('main', code ~ ' ' ~ rows_affected, code, rows_affected) %}
         {{ build_sql }}
     {% endcall %}
