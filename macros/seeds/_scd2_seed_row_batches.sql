@@ -8,9 +8,10 @@
         (agate). The rows stay out of the catalog (the load reads them from the SQL itself, or
         from temporary views `<view_name>_<n>`, which belong to the connection's Spark
         session), so a seed that fails or is killed leaves nothing behind (the staging table
-        this replaced stayed in the session's current schema). Returns the column names, the views to drop after the load, the
-        relation (SQL) of all their rows, and, for columns without a `column_types` entry, the
-        type dbt-spark infers from agate (`adapter.convert_type`).
+        this replaced stayed in the session's current schema). Returns the column names, the
+        views to drop after the load, the relation (SQL) of all their rows, and, for columns
+        without a `column_types` entry, the type dbt-spark infers from agate
+        (`adapter.convert_type`).
     -#}
     {%- set agate_table = load_agate_table() -%}
     {#- agate raises StopIteration on an empty file, which Jinja turns into an undefined. -#}
@@ -62,27 +63,23 @@
             {%- do views.append(batch_view) -%}
         {%- endfor -%}
     {%- endif -%}
-    {%- set relation -%}
-        (
-            {%- for batch_view in views %}
-            select * from {{ batch_view }}{{ ' union all' if not loop.last }}
-            {%- else %}
-            {%- if batches %}
-            {{ batches[0] }}
-            {%- else %}
+    {%- if views -%}
+        {%- set rows_sql = 'select * from ' ~ views | join(' union all select * from ') -%}
+    {%- elif batches -%}
+        {%- set rows_sql = batches[0] -%}
+    {%- else -%}
+        {%- set rows_sql -%}
             select
                 {%- for name in columns %}
                 cast(null as string) as {{ adapter.quote(name) }}{{ ',' if not loop.last }}
                 {%- endfor %}
             limit 0
-            {%- endif %}
-            {%- endfor %}
-        ) as scd2_seed_rows
-    {%- endset -%}
+        {%- endset -%}
+    {%- endif -%}
     {{- return({
         'columns': columns,
         'inferred_types': inferred,
         'views': views,
-        'relation': relation,
+        'relation': '(' ~ rows_sql ~ ') as scd2_seed_rows',
     }) -}}
 {%- endmacro %}
