@@ -111,6 +111,79 @@ def test_bad_metadata_config_fails_clearly_and_writes_nothing(
     assert history(dbt_project, "snap") == before
 
 
+BAD_SNAPSHOT_CONFIGS = [
+    pytest.param(
+        "hard_deletes='Invalidate'",
+        ["hard_deletes is 'Invalidate'", "not one of ignore, invalidate, new_record"],
+        id="hard_deletes",
+    ),
+    pytest.param(
+        "snapshot_meta_column_names={'dbt_valid_too': 'valid_to'}",
+        [
+            "snapshot_meta_column_names names dbt_valid_too",
+            "its roles are dbt_valid_to, dbt_valid_from",
+        ],
+        id="meta_role",
+    ),
+    pytest.param(
+        "snapshot_meta_column_names={'dbt_valid_from': 'valid', 'dbt_valid_to': 'VALID'}",
+        ["would have the name(s) valid twice"],
+        id="meta_twice",
+    ),
+    pytest.param(
+        "snapshot_meta_column_names={'dbt_scd_id': 'Audit_Insert_TS'}",
+        ["would have the name(s) audit_insert_ts twice"],
+        id="meta_audit",
+    ),
+    pytest.param(
+        "dbt_valid_to_current=\"'9999-12-31'\"",
+        ["dbt_valid_to_current ('9999-12-31') is of type string"],
+        id="current_text",
+    ),
+    pytest.param(
+        "dbt_valid_to_current='current_timestamp()'",
+        ["dbt_valid_to_current (current_timestamp()) gave", "it must not change"],
+        id="current_moving",
+    ),
+    pytest.param(
+        "dbt_valid_to_current='null'", ["dbt_valid_to_current (null) is NULL"], id="current_null"
+    ),
+]
+
+
+@pytest.mark.parametrize(("config", "message"), BAD_SNAPSHOT_CONFIGS)
+def test_bad_snapshot_config_fails_clearly_and_writes_nothing(
+    dbt_project: ScratchProject, config: str, message: list[str]
+) -> None:
+    """Snapshot config values that stock dbt rejects without naming them (hard_deletes) or
+    takes and gets wrong: a misspelt role of snapshot_meta_column_names was ignored, two added
+    columns of one name failed in Spark, a text dbt_valid_to_current made dbt_valid_to a string
+    column, a moving one (current_timestamp()) opened every key again on the next run. Each
+    fails, naming the snapshot and the value, on an existing table (left as it was) and on a
+    first run (no table)."""
+    base = "unique_key='id', strategy='check', check_cols='all'"
+    write_snapshot(dbt_project, "snap", base + ", hard_deletes='invalidate'")
+    day(dbt_project, "id,name,amount", ["1,a,10", "2,b,20"])
+    before = history(dbt_project, "snap")
+    commits = dbt_project.spark.sql(f"select * from {dbt_project.table('snap')}.snapshots")
+    commits_before = commits.collect()
+    write_snapshot(dbt_project, "snap", f"{base}, {config}")
+    write_snapshot(dbt_project, "fresh", f"{base}, {config}")
+    dbt_project.write_seed("src", "id,name,amount", ["1,a,11", "3,c,30"])
+    dbt_project.dbt("seed", "--full-refresh")
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    text = str(failure.value)
+    for name in ("snap", "fresh"):
+        assert f"Snapshot '{name}': " in text, text
+    for part in message:
+        assert part in text, text
+    assert "Nothing was written." in text, text
+    assert history(dbt_project, "snap") == before
+    assert commits.collect() == commits_before
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("fresh"))
+
+
 def test_plain_dates_are_utc_midnights(dbt_project: ScratchProject) -> None:
     """The forms 'YYYY-MM-DD' that the docs allow for the high-end var and for an as-of moment
     are that day's midnight in UTC, whatever the session's zone. They used to render as

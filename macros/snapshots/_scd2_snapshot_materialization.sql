@@ -14,9 +14,10 @@
           failed left them added; its column comparison is also case-sensitive, and a
           Hive-backed staging view reports lower-case names, so upper-case meta column names
           failed the second run (FIELDS_ALREADY_EXISTS).
-        Before either, the snapshot's query is checked against its config
-        (_scd2_assert_source_columns, _scd2_assert_updated_at_type): a mismatch fails the run
-        with a message that names it, before anything is written.
+        Before anything, the snapshot's config is checked (_scd2_assert_snapshot_config); before
+        either write, the snapshot's query is checked against its config
+        (_scd2_assert_source_columns, _scd2_assert_updated_at_type): a bad value or a mismatch
+        fails the run with a message that names it, before anything is written.
         Everything else (checks, staging view, MERGE, grants, docs, hooks) is
         dbt-spark's, through the macros it calls (spark_build_snapshot_staging_table,
         snapshot_merge_sql, ...), which this project overrides where its header says.
@@ -50,6 +51,9 @@
             {% do exceptions.raise_compiler_error(invalid_format_msg) %}
         {% endif %}
     {% endif %}
+
+    {#- Before anything is created, even the schema. -#}
+    {% do scd2_audit._scd2_assert_snapshot_config() %}
 
     {% if not adapter.check_schema_exists(model.database, model.schema) %}
         {% do create_schema(model.schema) %}

@@ -1,0 +1,44 @@
+{% macro _scd2_assert_valid_to_current() -%}
+    {#-
+        Fail before anything is written when dbt_valid_to_current is set but is no constant,
+        non-null timestamp or date. dbt writes the expression as it is into the open versions'
+        dbt_valid_to, and finds them on later runs by comparing dbt_valid_to with it again:
+        - text (a quoted '9999-12-31') made dbt_valid_to a string column, compared and ordered
+          as text, in stock dbt-spark as here (Spark's coalesce of a timestamp and a string is
+          a string);
+        - an expression that changes between runs (current_timestamp()) matched no open
+          version on the next run, which then opened every key again: two open versions each;
+        - NULL is dbt's own open value: the setting then does nothing, which is not what it
+          was set for.
+        The expression is evaluated in two queries: a value that differs is no constant.
+    -#}
+    {%- set expression = config.get('dbt_valid_to_current') -%}
+    {%- if not execute or not expression -%}{{ return(none) }}{%- endif -%}
+    {%- set query -%}
+        select
+            typeof(scd2_current) as scd2_type,
+            cast(scd2_current as string) as scd2_value
+        from (select {{ expression }} as scd2_current) as scd2_config
+    {%- endset -%}
+    {%- set first = run_query(query).rows[0] -%}
+    {%- set second = run_query(query).rows[0] -%}
+    {%- set where = "Snapshot '" ~ model.name ~ "': dbt_valid_to_current (" ~ expression ~ ")" -%}
+    {%- set remedy = " Nothing was written. Give a constant timestamp or date, e.g. "
+        ~ "dbt_valid_to_current=\"to_timestamp('9999-12-31 23:59:59')\" or "
+        ~ "\"to_date('9999-12-31')\"; leave it unset for dbt's NULL." -%}
+    {%- if first[0] | lower not in scd2_audit._scd2_validity_types() + ['void'] -%}
+        {{ exceptions.raise_compiler_error(
+            where ~ " is of type " ~ first[0] ~ ": it becomes the open versions' dbt_valid_to, "
+            ~ "so it must be a timestamp or a date like dbt_valid_from (text would make "
+            ~ "dbt_valid_to a text column, ordered as text)." ~ remedy) }}
+    {%- elif first[1] is none -%}
+        {{ exceptions.raise_compiler_error(
+            where ~ " is NULL: the open versions would carry dbt's own NULL, as without the "
+            ~ "setting." ~ remedy) }}
+    {%- elif first[1] != second[1] -%}
+        {{ exceptions.raise_compiler_error(
+            where ~ " gave " ~ first[1] ~ ", then " ~ second[1] ~ ": later runs find the open "
+            ~ "versions by comparing dbt_valid_to with it, so it must not change (a run "
+            ~ "would then find none, and open every key again)." ~ remedy) }}
+    {%- endif -%}
+{%- endmacro %}
