@@ -666,3 +666,76 @@ def test_null_updated_at_fails_clearly(dbt_project: ScratchProject) -> None:
     assert "Nothing was written" in str(later.value)
     assert all_rows(dbt_project) == before
     assert iceberg_commits(dbt_project) == commits
+
+
+MAP_DDL = "id int, tags array<string>, attrs map<string, string>, note string"
+
+
+def test_map_columns_compared_by_check_fail_clearly_and_a_comparable_form_works(
+    dbt_project: ScratchProject,
+) -> None:
+    """A map column among the columns the check strategy compares: Spark cannot compare maps,
+    so stock dbt built the table and failed every later run (INVALID_ORDERING_TYPE). The
+    first run now fails, naming the column and the fix, and creates nothing. check_cols that
+    leave the map out (it is kept, not compared), and the map in the form the message
+    suggests, snapshot as usual: a changed entry opens a version, the same entries in another
+    order do not."""
+    write_source(
+        dbt_project,
+        [(1, ["a"], {"k": "v", "z": "1"}, "n1"), (2, ["b"], {"k": "w"}, "n2")],
+        MAP_DDL,
+    )
+    write_table_snapshot(dbt_project, "unique_key='id', strategy='check', check_cols='all'")
+    listed = "unique_key='id', strategy='check', check_cols=['tags', 'attrs']"
+    write_table_snapshot(dbt_project, listed, name="listed")
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    text = str(failure.value)
+    for name in ("snap", "listed"):
+        assert f"Snapshot '{name}': the check strategy compares attrs (map<string,string>)" in (
+            text
+        ), text
+    assert "array_sort(map_entries(attrs)) as attrs" in text and "Nothing was written." in text
+    for name in ("snap", "listed"):
+        assert not dbt_project.spark.catalog.tableExists(dbt_project.table(name))
+
+    (dbt_project.root / "snapshots" / "listed.sql").unlink()
+    (dbt_project.root / "snapshots" / "listed.yml").unlink()
+    write_table_snapshot(
+        dbt_project, "unique_key='id', strategy='check', check_cols=['tags', 'note']", "without"
+    )
+    config = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"
+    dbt_project.write(
+        "snapshots/snap.sql",
+        f"""
+        {{% snapshot snap %}}
+        {{{{ config({config}) }}}}
+        select id, tags, array_sort(map_entries(attrs)) as attrs, note
+        from {{{{ target.schema }}}}.src
+        {{% endsnapshot %}}
+        """,
+    )
+    run1 = dbt_project.dbt("snapshot")
+    # 1: the same entries in another order; 2: an entry's value changed.
+    write_source(
+        dbt_project,
+        [(1, ["a"], {"z": "1", "k": "v"}, "n1"), (2, ["b"], {"k": "w2"}, "n2")],
+        MAP_DDL,
+    )
+    run2 = dbt_project.dbt("snapshot")
+    snap = history(dbt_project, "snap")
+    assert [(r["id"], r["note"], r["dbt_valid_to"] is None) for r in snap] == [
+        (1, "n1", True),
+        (2, "n2", False),
+        (2, "n2", True),
+    ]
+    assert [(e["key"], e["value"]) for e in snap[2]["attrs"]] == [("k", "w2")]
+    assert_closed(snap[1], run1.invocation_id, run2.invocation_id)
+    assert_open(snap[2], run2.invocation_id)
+    without = history(dbt_project, "without")
+    assert [(r["id"], r["note"], r["dbt_valid_to"] is None) for r in without] == [
+        (1, "n1", True),
+        (2, "n2", True),
+    ]
+    assert without[1]["attrs"] == {"k": "w"}  # the map is kept, not compared
+    assert_generic_tests_pass(dbt_project)

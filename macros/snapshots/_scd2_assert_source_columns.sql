@@ -34,11 +34,8 @@
     {%- set missing = [] -%}
     {%- for setting, col in named -%}
         {#- A name that needs quoting is given quoted (`e-mail`). -#}
-        {%- set name = col | trim -%}
-        {%- set quoted = name | length > 1 and name.startswith('`') and name.endswith('`') -%}
-        {%- if quoted -%}
-            {%- set name = name[1:-1] | replace('``', '`') -%}
-        {%- endif -%}
+        {%- set name = scd2_audit._scd2_unquoted_name(col) -%}
+        {%- set quoted = name != col | trim -%}
         {%- set is_name = quoted or setting == 'check_cols'
             or modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', name) -%}
         {%- if is_name and (name | lower) not in available

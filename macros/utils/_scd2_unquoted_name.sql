@@ -1,0 +1,13 @@
+{% macro _scd2_unquoted_name(name) -%}
+    {#-
+        A column name as a config gives it, without Spark's quotes: dbt writes unique_key,
+        updated_at and check_cols into its SQL as given, so a name that needs quoting is
+        given quoted (`e-Mail`, with `` for a backtick inside). Trimmed; a name without
+        quotes is returned as it is.
+    -#}
+    {%- set name = name | trim -%}
+    {%- if name | length > 1 and name.startswith('`') and name.endswith('`') -%}
+        {{ return(name[1:-1] | replace('``', '`')) }}
+    {%- endif -%}
+    {{ return(name) }}
+{%- endmacro %}
