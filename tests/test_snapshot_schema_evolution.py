@@ -739,3 +739,41 @@ def test_map_columns_compared_by_check_fail_clearly_and_a_comparable_form_works(
     ]
     assert without[1]["attrs"] == {"k": "w"}  # the map is kept, not compared
     assert_generic_tests_pass(dbt_project)
+
+
+def test_untyped_null_columns_fail_clearly(dbt_project: ScratchProject) -> None:
+    """A select that adds `null as note` (Spark's void type; `array()` holds it too): Iceberg
+    cannot store it, and the run failed with "Not a supported type: void", naming neither the
+    snapshot nor the column. Now the run fails naming both columns and the cast that fixes
+    it, and leaves the table as it was."""
+    config = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"
+
+    def write(select: str) -> None:
+        dbt_project.write(
+            "snapshots/snap.sql",
+            f"""
+            {{% snapshot snap %}}
+            {{{{ config({config}) }}}}
+            select {select} from {{{{ target.schema }}}}.src
+            {{% endsnapshot %}}
+            """,
+        )
+
+    write_source(dbt_project, [(1, "a", 10, T("2024-01-01"))], WITHOUT_REGION)
+    write("id, name")
+    dbt_project.dbt("snapshot")
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+    write_source(dbt_project, [(1, "a2", 10, T("2024-01-01"))], WITHOUT_REGION)
+    write("id, name, null as note, array() as tags")
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    text = str(failure.value)
+    assert "Snapshot 'snap': its query returns note (void), tags (array<void>)" in text, text
+    assert "cast(null as string) as note" in text and "Nothing was written." in text, text
+    assert all_rows(dbt_project) == before and iceberg_commits(dbt_project) == commits
+    write("id, name, cast(null as string) as note")
+    dbt_project.dbt("snapshot")
+    assert [(r["id"], r["name"], r["note"]) for r in history(dbt_project, "snap")] == [
+        (1, "a", None),
+        (1, "a2", None),
+    ]

@@ -17,7 +17,7 @@
         Before anything, the snapshot's config is checked (_scd2_assert_snapshot_config); before
         either write, the snapshot's query is checked against its config
         (_scd2_assert_source_columns, _scd2_assert_updated_at_type,
-        _scd2_assert_comparable_check_cols): a bad value or a mismatch
+        _scd2_assert_source_types): a bad value or a mismatch
         fails the run with a message that names it, before anything is written.
         Everything else (checks, staging view, MERGE, grants, docs, hooks) is
         dbt-spark's, through the macros it calls (spark_build_snapshot_staging_table,
@@ -75,7 +75,7 @@
     {% set strategy = strategy_macro(
         model, "snapshotted_data", "source_data", model['config'], target_relation_exists) %}
     {% do scd2_audit._scd2_assert_updated_at_type(strategy, model['compiled_code']) %}
-    {% do scd2_audit._scd2_assert_comparable_check_cols(model['compiled_code']) %}
+    {% do scd2_audit._scd2_assert_source_types(model['compiled_code']) %}
     {% set layout = scd2_audit._scd2_snapshot_layout(target_relation, target_relation_exists) %}
 
     {% if not target_relation_exists %}
