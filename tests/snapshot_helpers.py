@@ -19,13 +19,17 @@ HIGH_END = "9999-12-31 23:59:59"
 HIGH_END_EPOCH = 253402300799  # 9999-12-31 23:59:59 UTC, in seconds
 
 
-def write_snapshot(project: ScratchProject, name: str, config: str, source: str = "src") -> None:
+def write_snapshot(
+    project: ScratchProject, name: str, config: str, source: str = "src", select: str = ""
+) -> None:
+    """A snapshot over the seed ``source``, or over ``select`` (its query) when given."""
+    query = select or f"select * from {{{{ ref('{source}') }}}}"
     project.write(
         f"snapshots/{name}.sql",
         f"""
         {{% snapshot {name} %}}
         {{{{ config({config}) }}}}
-        select * from {{{{ ref('{source}') }}}}
+        {query}
         {{% endsnapshot %}}
         """,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from python_helpers.tooling.scratch import ScratchProject
-from tests.snapshot_helpers import assert_closed, assert_open, history
+from tests.snapshot_helpers import assert_closed, assert_open, history, write_snapshot
 
 CONFIG = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"
 DDL = "id int, name string, updated_at timestamp"
@@ -13,15 +13,7 @@ T = datetime(2024, 1, 1)
 
 
 def _snapshot(project: ScratchProject) -> None:
-    project.write(
-        "snapshots/snap.sql",
-        f"""
-        {{% snapshot snap %}}
-        {{{{ config({CONFIG}) }}}}
-        select * from {{{{ target.schema }}}}.src
-        {{% endsnapshot %}}
-        """,
-    )
+    write_snapshot(project, "snap", CONFIG, select="select * from {{ target.schema }}.src")
 
 
 def _source(project: ScratchProject, rows: list[tuple]) -> None:

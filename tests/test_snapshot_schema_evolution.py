@@ -15,7 +15,7 @@ import pytest
 
 from python_helpers.runtime.dbt_invoke import DbtStepError
 from python_helpers.tooling.scratch import ScratchProject
-from tests.snapshot_helpers import assert_closed, assert_open, history
+from tests.snapshot_helpers import assert_closed, assert_open, history, write_snapshot
 from tests.test_reliability import (
     all_rows,
     assert_generic_tests_pass,
@@ -705,16 +705,9 @@ def test_map_columns_compared_by_check_fail_clearly_and_a_comparable_form_works(
         dbt_project, "unique_key='id', strategy='check', check_cols=['tags', 'note']", "without"
     )
     config = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"
-    dbt_project.write(
-        "snapshots/snap.sql",
-        f"""
-        {{% snapshot snap %}}
-        {{{{ config({config}) }}}}
-        select id, tags, array_sort(map_entries(attrs)) as attrs, note
-        from {{{{ target.schema }}}}.src
-        {{% endsnapshot %}}
-        """,
-    )
+    comparable = "array_sort(map_entries(attrs)) as attrs"
+    select = f"select id, tags, {comparable}, note from {{{{ target.schema }}}}.src"
+    write_snapshot(dbt_project, "snap", config, select=select)
     run1 = dbt_project.dbt("snapshot")
     # 1: the same entries in another order; 2: an entry's value changed.
     write_source(
@@ -748,16 +741,9 @@ def test_untyped_null_columns_fail_clearly(dbt_project: ScratchProject) -> None:
     it, and leaves the table as it was."""
     config = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"
 
-    def write(select: str) -> None:
-        dbt_project.write(
-            "snapshots/snap.sql",
-            f"""
-            {{% snapshot snap %}}
-            {{{{ config({config}) }}}}
-            select {select} from {{{{ target.schema }}}}.src
-            {{% endsnapshot %}}
-            """,
-        )
+    def write(columns: str) -> None:
+        select = f"select {columns} from {{{{ target.schema }}}}.src"
+        write_snapshot(dbt_project, "snap", config, select=select)
 
     write_source(dbt_project, [(1, "a", 10, T("2024-01-01"))], WITHOUT_REGION)
     write("id, name")
