@@ -508,7 +508,7 @@ def test_ambiguous_events_fail(dbt_project: ScratchProject) -> None:
     assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
 
 
-def test_events_of_a_time_that_is_no_timestamp_a_map_or_a_working_column_name_are_refused(
+def test_events_of_a_time_that_is_no_timestamp_a_map_a_void_or_a_working_column_name_are_refused(
     dbt_project: ScratchProject,
 ) -> None:
     """Columns the run cannot order, compare or name fail it before anything is written,
@@ -537,6 +537,15 @@ def test_events_of_a_time_that_is_no_timestamp_a_map_or_a_working_column_name_ar
     message = failure(dbt_project)
     assert "attrs (map<string,string>) hold a map" in message, message
     assert "array_sort(map_entries(attrs)) as attrs" in message, message
+
+    model.write_text(
+        original.replace(
+            source, "select *, null as note, array() as tags from {{ target.schema }}.raw_events"
+        )
+    )
+    message = failure(dbt_project)
+    assert "note (void), tags (array<void>) are an untyped NULL" in message, message
+    assert "cast(null as string) as note" in message, message
 
     model.write_text(
         original.replace(

@@ -176,10 +176,20 @@
         {%- endif -%}
         {%- set maps = [] -%}
         {%- set map_types = [] -%}
-        {%- for column, type in (event_types or {}).items() if 'map<' in type -%}
-            {%- do maps.append(column) -%}
-            {%- do map_types.append(column ~ ' (' ~ type ~ ')') -%}
+        {%- set voids = [] -%}
+        {%- for column, type in (event_types or {}).items() -%}
+            {%- if scd2_audit._scd2_type_holds(type, 'void') -%}
+                {%- do voids.append(column ~ ' (' ~ type ~ ')') -%}
+            {%- elif scd2_audit._scd2_type_holds(type, 'map') -%}
+                {%- do maps.append(column) -%}
+                {%- do map_types.append(column ~ ' (' ~ type ~ ')') -%}
+            {%- endif -%}
         {%- endfor -%}
+        {%- if voids -%}
+            {%- do problems.append("event column(s) " ~ voids | join(', ') ~ " are an untyped "
+                ~ "NULL, which Iceberg cannot store: give each a type in the model's select, "
+                ~ "e.g. cast(null as string) as " ~ voids[0].split(' ')[0]) -%}
+        {%- endif -%}
         {%- if maps -%}
             {%- do problems.append("event column(s) " ~ map_types | join(', ') ~ " hold a map, "
                 ~ "which Spark can neither hash nor compare, so duplicate and no-op events "

@@ -27,9 +27,10 @@
         {%- set name = row[0] if modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', row[0])
             else '`' ~ row[0] ~ '`' -%}
         {%- set type = row[1] | lower -%}
-        {%- if modules.re.search('(^|[<,])void($|[>,])', type) -%}
+        {%- if scd2_audit._scd2_type_holds(type, 'void') -%}
             {%- do voids.append([name, row[0] ~ ' (' ~ type ~ ')']) -%}
-        {%- elif 'map<' in type and (check_cols == 'all' or (row[0] | lower) in compared) -%}
+        {%- elif scd2_audit._scd2_type_holds(type, 'map')
+                and (check_cols == 'all' or (row[0] | lower) in compared) -%}
             {%- do maps.append([name, row[0] ~ ' (' ~ type ~ ')']) -%}
         {%- endif -%}
     {%- endfor -%}
