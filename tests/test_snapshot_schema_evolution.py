@@ -763,3 +763,39 @@ def test_untyped_null_columns_fail_clearly(dbt_project: ScratchProject) -> None:
         (1, "a", None),
         (1, "a2", None),
     ]
+
+
+@pytest.mark.parametrize("check_cols", ["'all'", "['name']"], ids=["all", "listed"])
+def test_column_names_in_another_case_are_the_same_columns(
+    dbt_project: ScratchProject, check_cols: str
+) -> None:
+    """The table was built from columns ID, Name, amount; the source then returns id, name,
+    AMOUNT (a view rewritten), and check_cols may name `name` for the table's `Name`. Spark
+    resolves them as the same columns. dbt's check strategy matched them case-sensitively,
+    saw new columns on every run, and closed and reopened every version each time."""
+    write_table_snapshot(dbt_project, f"unique_key='id', strategy='check', check_cols={check_cols}")
+    write_source(dbt_project, [(1, "a", 10), (2, "b", 20)], "ID int, Name string, amount int")
+    run1 = dbt_project.dbt("snapshot")
+    # 1 updated, 2 unchanged, 3 new; the columns' names in other cases.
+    day2 = [(1, "a2", 10), (2, "b", 20), (3, "c", 30)]
+    write_source(dbt_project, day2, "id int, name string, AMOUNT int")
+    run2 = dbt_project.dbt("snapshot")
+    rows = history(dbt_project, "snap")
+    assert [(r["ID"], r["Name"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, "a", 10, False),
+        (1, "a2", 10, True),
+        (2, "b", 20, True),
+        (3, "c", 30, True),
+    ]
+    assert_closed(rows[0], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[1], run2.invocation_id)
+    assert_open(rows[2], run1.invocation_id)
+    assert_open(rows[3], run2.invocation_id)
+    # The same rows again, in a third casing: nothing changes.
+    before = all_rows(dbt_project)
+    write_source(dbt_project, day2, "Id int, NAME string, Amount int")
+    dbt_project.dbt("snapshot")
+    assert all_rows(dbt_project) == before
+    columns = dbt_project.spark.table(dbt_project.table("snap")).columns
+    assert columns[:3] == ["ID", "Name", "amount"]
+    assert_generic_tests_pass(dbt_project)

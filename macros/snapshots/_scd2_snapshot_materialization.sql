@@ -14,7 +14,9 @@
           failed left them added; its column comparison is also case-sensitive, and a
           Hive-backed staging view reports lower-case names, so upper-case meta column names
           failed the second run (FIELDS_ALREADY_EXISTS).
-        Before anything, the snapshot's config is checked (_scd2_assert_snapshot_config); before
+        The check strategy's change test matches the query's columns with the table's without
+        regard to case (_scd2_check_row_changed). Before anything, the snapshot's config is
+        checked (_scd2_assert_snapshot_config); before
         either write, the snapshot's query is checked against its config
         (_scd2_assert_source_columns, _scd2_assert_updated_at_type,
         _scd2_assert_source_types): a bad value or a mismatch
@@ -74,6 +76,11 @@
     {% set strategy_macro = strategy_dispatch(strategy_name) %}
     {% set strategy = strategy_macro(
         model, "snapshotted_data", "source_data", model['config'], target_relation_exists) %}
+    {#- dbt's check strategy matches the query's columns with the table's case-sensitively. -#}
+    {% if strategy_name == 'check' and target_relation_exists %}
+        {% do strategy.update({'row_changed': scd2_audit._scd2_check_row_changed(
+            model, "snapshotted_data", "source_data", target_relation)}) %}
+    {% endif %}
     {% do scd2_audit._scd2_assert_updated_at_type(strategy, model['compiled_code']) %}
     {% do scd2_audit._scd2_assert_source_types(model['compiled_code']) %}
     {% set layout = scd2_audit._scd2_snapshot_layout(target_relation, target_relation_exists) %}
