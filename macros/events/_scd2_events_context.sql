@@ -14,8 +14,9 @@
           ordering or an old-key column), checked against those columns; with `event_types`
           (lower-case name -> Spark type), the event time must be a timestamp or a date (it
           becomes dbt_valid_from) and no column may hold a map (Spark can neither hash nor
-          compare maps, so duplicates and no-ops could not be recognised); no column may
-          start with scd2_ (the run's working columns).
+          compare maps, so duplicates and no-ops could not be recognised) or be an untyped
+          NULL (void, which Iceberg cannot store); no column may start with scd2_ (the run's
+          working columns).
         Every problem is a compiler error that names the setting and what to write instead.
     -#}
     {%- set name = model.alias or model.name -%}

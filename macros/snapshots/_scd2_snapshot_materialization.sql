@@ -16,11 +16,10 @@
           failed the second run (FIELDS_ALREADY_EXISTS).
         The check strategy's change test matches the query's columns with the table's without
         regard to case (_scd2_check_row_changed). Before anything, the snapshot's config is
-        checked (_scd2_assert_snapshot_config); before
-        either write, the snapshot's query is checked against its config
-        (_scd2_assert_source_columns, _scd2_assert_updated_at_type,
-        _scd2_assert_source_types): a bad value or a mismatch
-        fails the run with a message that names it, before anything is written.
+        checked (_scd2_assert_snapshot_config); before either write, the snapshot's query is
+        checked against its config (_scd2_assert_source_columns, _scd2_assert_updated_at_type,
+        _scd2_assert_source_types): a bad value or a mismatch fails the run with a message
+        that names it, before anything is written.
         Everything else (checks, staging view, MERGE, grants, docs, hooks) is
         dbt-spark's, through the macros it calls (spark_build_snapshot_staging_table,
         snapshot_merge_sql, ...), which this project overrides where its header says.
