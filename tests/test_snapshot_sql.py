@@ -111,77 +111,72 @@ def test_bad_metadata_config_fails_clearly_and_writes_nothing(
     assert history(dbt_project, "snap") == before
 
 
-BAD_SNAPSHOT_CONFIGS = [
-    pytest.param(
+# case -> (the bad setting, what the failure must say)
+BAD_SNAPSHOT_CONFIGS = {
+    "hard_deletes": (
         "hard_deletes='Invalidate'",
         ["hard_deletes is 'Invalidate'", "not one of ignore, invalidate, new_record"],
-        id="hard_deletes",
     ),
-    pytest.param(
+    "meta_role": (
         "snapshot_meta_column_names={'dbt_valid_too': 'valid_to'}",
-        [
-            "snapshot_meta_column_names names dbt_valid_too",
-            "its roles are dbt_valid_to, dbt_valid_from",
-        ],
-        id="meta_role",
+        ["snapshot_meta_column_names names dbt_valid_too", "its roles are dbt_valid_to, "],
     ),
-    pytest.param(
+    "meta_twice": (
         "snapshot_meta_column_names={'dbt_valid_from': 'valid', 'dbt_valid_to': 'VALID'}",
         ["would have the name(s) valid twice"],
-        id="meta_twice",
     ),
-    pytest.param(
+    "meta_audit": (
         "snapshot_meta_column_names={'dbt_scd_id': 'Audit_Insert_TS'}",
         ["would have the name(s) audit_insert_ts twice"],
-        id="meta_audit",
     ),
-    pytest.param(
+    "current_text": (
         "dbt_valid_to_current=\"'9999-12-31'\"",
         ["dbt_valid_to_current ('9999-12-31') is of type string"],
-        id="current_text",
     ),
-    pytest.param(
+    "current_moving": (
         "dbt_valid_to_current='current_timestamp()'",
         ["dbt_valid_to_current (current_timestamp()) gave", "it must not change"],
-        id="current_moving",
     ),
-    pytest.param(
-        "dbt_valid_to_current='null'", ["dbt_valid_to_current (null) is NULL"], id="current_null"
-    ),
-]
+    "current_null": ("dbt_valid_to_current='null'", ["dbt_valid_to_current (null) is NULL"]),
+}
 
 
-@pytest.mark.parametrize(("config", "message"), BAD_SNAPSHOT_CONFIGS)
 def test_bad_snapshot_config_fails_clearly_and_writes_nothing(
-    dbt_project: ScratchProject, config: str, message: list[str]
+    dbt_project: ScratchProject,
 ) -> None:
     """Snapshot config values that stock dbt rejects without naming them (hard_deletes) or
     takes and gets wrong: a misspelt role of snapshot_meta_column_names was ignored, two added
     columns of one name failed in Spark, a text dbt_valid_to_current made dbt_valid_to a string
     column, a moving one (current_timestamp()) opened every key again on the next run. Each
     fails, naming the snapshot and the value, on an existing table (left as it was) and on a
-    first run (no table)."""
+    first run (no table). One snapshot per case and step, all in one `dbt snapshot`."""
     base = "unique_key='id', strategy='check', check_cols='all'"
-    write_snapshot(dbt_project, "snap", base + ", hard_deletes='invalidate'")
+    for case in BAD_SNAPSHOT_CONFIGS:
+        write_snapshot(dbt_project, f"old_{case}", base + ", hard_deletes='invalidate'")
     day(dbt_project, "id,name,amount", ["1,a,10", "2,b,20"])
-    before = history(dbt_project, "snap")
-    commits = dbt_project.spark.sql(f"select * from {dbt_project.table('snap')}.snapshots")
-    commits_before = commits.collect()
-    write_snapshot(dbt_project, "snap", f"{base}, {config}")
-    write_snapshot(dbt_project, "fresh", f"{base}, {config}")
+
+    def state(case: str) -> tuple[list[dict], list]:
+        table = dbt_project.table(f"old_{case}")
+        commits = dbt_project.spark.sql(f"select * from {table}.snapshots").collect()
+        return history(dbt_project, f"old_{case}"), commits
+
+    before = {case: state(case) for case in BAD_SNAPSHOT_CONFIGS}
+    for case, (config, _parts) in BAD_SNAPSHOT_CONFIGS.items():
+        for name in (f"old_{case}", f"new_{case}"):
+            write_snapshot(dbt_project, name, f"{base}, {config}")
     dbt_project.write_seed("src", "id,name,amount", ["1,a,11", "3,c,30"])
     dbt_project.dbt("seed", "--full-refresh")
-    with pytest.raises(DbtStepError) as failure:
-        dbt_project.dbt("snapshot")
-    text = str(failure.value)
-    for name in ("snap", "fresh"):
-        assert f"Snapshot '{name}': " in text, text
-    for part in message:
-        assert part in text, text
-    assert "Nothing was written." in text, text
-    assert history(dbt_project, "snap") == before
-    assert commits.collect() == commits_before
-    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("fresh"))
+    step = dbt_project.dbt("snapshot", check=False)
+    failed = {r.node.name: (str(r.status).lower(), str(r.message)) for r in step.result.results}
+    assert len(failed) == 2 * len(BAD_SNAPSHOT_CONFIGS), failed
+    for case, (_config, parts) in BAD_SNAPSHOT_CONFIGS.items():
+        for name in (f"old_{case}", f"new_{case}"):
+            status, message = failed[name]
+            assert status == "error", (name, message)
+            for part in [f"Snapshot '{name}': ", *parts, "Nothing was written."]:
+                assert part in message, (name, message)
+        assert state(case) == before[case], case
+        assert not dbt_project.spark.catalog.tableExists(dbt_project.table(f"new_{case}"))
 
 
 def test_plain_dates_are_utc_midnights(dbt_project: ScratchProject) -> None:
