@@ -31,6 +31,11 @@ os.environ["JAVA_TOOL_OPTIONS"] = " ".join(
     [*(o for o in _inherited if o not in JIT_OPTIONS), *JIT_OPTIONS]
 )
 
+# dbt writes manifest.json (and run_results.json) twice per invocation, which took about a
+# tenth of the test run's Python time and which no test reads but the two that ask for them
+# with --write-json (docs/running-dbt.md, "The test suite"). Inherited like the JIT options.
+os.environ.setdefault("DBT_WRITE_JSON", "false")
+
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:

@@ -272,7 +272,7 @@ def test_analyst_models_on_two_days(project: ScratchProject) -> None:
         assert sum(r["original"] is None for r in joined) == 4
 
     # Docs: every column of every model and source in the catalog has a description.
-    project.dbt("docs", "generate", *VARS)
+    project.dbt("docs", "generate", "--write-json", *VARS)
     manifest = json.loads((project.root / "target" / "manifest.json").read_text())
     catalog = json.loads((project.root / "target" / "catalog.json").read_text())
     documented = {**manifest["nodes"], **manifest["sources"]}

@@ -670,7 +670,7 @@ def _dbt_cli(project: ScratchProject, name: str, logs: Path) -> list[str]:
     """`dbt snapshot --target thrift` on ``project``, with its own target and log folders."""
     argv = [str(PROJECT_ROOT / ".venv" / "bin" / "dbt"), "snapshot", "--target", "thrift"]
     argv += ["--project-dir", str(project.root), "--profiles-dir", str(project.root)]
-    return [*argv, "--target-path", f"target_{name}", "--log-path", str(logs)]
+    return [*argv, "--target-path", f"target_{name}", "--log-path", str(logs), "--write-json"]
 
 
 @pytest.mark.slow
