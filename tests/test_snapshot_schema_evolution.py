@@ -596,18 +596,21 @@ def test_date_updated_at_keeps_date_validity(dbt_project: ScratchProject, hard_d
 def test_updated_at_that_is_no_timestamp_or_date_fails_clearly(dbt_project: ScratchProject) -> None:
     """Text (or a number) as the timestamp strategy's updated_at fails before anything is
     written, on the first run and on a later one, saying how to convert it. A later run used to
-    fail with Spark's DATA_DIFF_TYPES on `greatest`, and text orders '9:00' after '10:00'."""
-    write_table_snapshot(
-        dbt_project,
-        "unique_key='id', strategy='timestamp', updated_at='updated_at', hard_deletes='invalidate'",
-    )
+    fail with Spark's DATA_DIFF_TYPES on `greatest`, and text orders '9:00' after '10:00'.
+    updated_at given as a column's name (plain or quoted, in any case) or as an expression."""
     text = "id int, name string, updated_at string"
     write_source(dbt_project, [(1, "a", "2024-01-01 10:00:00")], text)
-    with pytest.raises(DbtStepError) as first:
-        dbt_project.dbt("snapshot")
-    assert "updated_at (updated_at) is of type string" in str(first.value)
-    assert "to_timestamp(updated_at)" in str(first.value)
-    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("snap"))
+    for updated_at in ("`Updated_At`", "substr(updated_at, 1)", "updated_at"):
+        write_table_snapshot(
+            dbt_project,
+            f'unique_key="id", strategy="timestamp", updated_at="{updated_at}",'
+            ' hard_deletes="invalidate"',
+        )
+        with pytest.raises(DbtStepError) as first:
+            dbt_project.dbt("snapshot")
+        assert f"updated_at ({updated_at}) is of type string" in str(first.value)
+        assert f"to_timestamp({updated_at})" in str(first.value)
+        assert not dbt_project.spark.catalog.tableExists(dbt_project.table("snap"))
 
     # Day 1 with a timestamp; day 2's source turns it into epoch milliseconds.
     write_source(

@@ -57,9 +57,9 @@
     {#- The events' columns and their Spark types, without running the select. -#}
     {%- set event_columns = [] -%}
     {%- set event_types = {} -%}
-    {%- for row in run_query('describe query\n' ~ model['compiled_code']).rows -%}
-        {%- do event_columns.append(row[0] | lower) -%}
-        {%- do event_types.update({row[0] | lower: row[1] | lower}) -%}
+    {%- for column in scd2_audit._scd2_query_columns(model['compiled_code']) -%}
+        {%- do event_columns.append(column.name | lower) -%}
+        {%- do event_types.update({column.name | lower: column.type | lower}) -%}
     {%- endfor -%}
     {%- set ctx = scd2_audit._scd2_events_context(event_columns, event_types) -%}
     {#- A table built before event_last_position existed keeps working without it: its

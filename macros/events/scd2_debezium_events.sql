@@ -62,14 +62,14 @@
     {%- set fields = {'after': {}, 'before': {}, 'source': {}} -%}
     {%- set kinds = {} -%}
     {%- if execute -%}
-        {%- for row in run_query('describe query select ' ~ p ~ 'after as after, ' ~ p
-            ~ 'before as before, ' ~ p ~ 'source as source from ' ~ relation) -%}
-            {%- do kinds.update({row[0] | lower: row[1] | lower}) -%}
+        {%- for column in scd2_audit._scd2_query_columns('select ' ~ p ~ 'after as after, '
+            ~ p ~ 'before as before, ' ~ p ~ 'source as source from ' ~ relation) -%}
+            {%- do kinds.update({column.name | lower: column.type | lower}) -%}
         {%- endfor -%}
         {%- for side in fields if kinds[side].startswith('struct<') -%}
-            {%- for row in run_query('describe query select ' ~ p ~ side ~ '.* from '
-                ~ relation) -%}
-                {%- do fields[side].update({row[0] | lower: row[1]}) -%}
+            {%- for column in scd2_audit._scd2_query_columns(
+                'select ' ~ p ~ side ~ '.* from ' ~ relation) -%}
+                {%- do fields[side].update({column.name | lower: column.type}) -%}
             {%- endfor -%}
         {%- endfor -%}
         {%- if not fields['after'] and not fields['before'] -%}

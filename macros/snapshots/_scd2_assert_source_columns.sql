@@ -37,7 +37,7 @@
         {%- set name = scd2_audit._scd2_unquoted_name(col) -%}
         {%- set quoted = name != col | trim -%}
         {%- set is_name = quoted or setting == 'check_cols'
-            or modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', name) -%}
+            or scd2_audit._scd2_is_plain_name(name) -%}
         {%- if is_name and (name | lower) not in available
             and (not missing or missing[0][0] == setting) -%}
             {%- do missing.append([setting, col]) -%}

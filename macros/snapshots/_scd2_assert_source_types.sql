@@ -1,4 +1,4 @@
-{% macro _scd2_assert_source_types(source_sql) -%}
+{% macro _scd2_assert_source_types(query_columns) -%}
     {#-
         Fail before anything is written when a column type of the snapshot's query cannot be
         snapshotted, naming the columns and the fix, where Spark and Iceberg name neither the
@@ -12,6 +12,7 @@
           every later run failed with DATATYPE_MISMATCH.INVALID_ORDERING_TYPE. The same rule
           as the events' (_scd2_events_context). check_cols='all' compares every column of
           the query; a list, the columns it names.
+        `query_columns`: the query's columns and types (_scd2_query_columns).
     -#}
     {%- if not execute -%}{{ return(none) }}{%- endif -%}
     {%- set check_cols = config.get('check_cols') if config.get('strategy') == 'check' else [] -%}
@@ -23,15 +24,16 @@
     {%- endif -%}
     {%- set voids = [] -%}
     {%- set maps = [] -%}
-    {%- for row in run_query('describe query ' ~ source_sql).rows -%}
-        {%- set name = row[0] if modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', row[0])
-            else '`' ~ row[0] ~ '`' -%}
-        {%- set type = row[1] | lower -%}
+    {%- for column in query_columns -%}
+        {%- set name = column.name if scd2_audit._scd2_is_plain_name(column.name)
+            else '`' ~ column.name | replace('`', '``') ~ '`' -%}
+        {%- set type = column.type | lower -%}
+        {%- set described = column.name ~ ' (' ~ type ~ ')' -%}
         {%- if scd2_audit._scd2_type_holds(type, 'void') -%}
-            {%- do voids.append([name, row[0] ~ ' (' ~ type ~ ')']) -%}
+            {%- do voids.append([name, described]) -%}
         {%- elif scd2_audit._scd2_type_holds(type, 'map')
-                and (check_cols == 'all' or (row[0] | lower) in compared) -%}
-            {%- do maps.append([name, row[0] ~ ' (' ~ type ~ ')']) -%}
+                and (check_cols == 'all' or (column.name | lower) in compared) -%}
+            {%- do maps.append([name, described]) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- set where = "Snapshot '" ~ model.name ~ "': " -%}

@@ -1,4 +1,6 @@
-{% macro _scd2_check_row_changed(node, snapshotted_rel, current_rel, target_relation) -%}
+{% macro _scd2_check_row_changed(
+    node, snapshotted_rel, current_rel, target_relation, query_column_names
+) -%}
     {#-
         The check strategy's row_changed for a snapshot whose table exists: dbt-adapters'
         snapshot_check_all_get_existing_columns and the row_changed_expr of
@@ -11,18 +13,20 @@
         reopened every version (dbt-labs/dbt-core#5222, #5636). A column that is really new
         still makes every row changed on the run that adds it, as in dbt. Neither dbt macro is
         dispatched, so the materialization puts this one in the strategy's place.
+        `query_column_names`: the query's columns (_scd2_query_columns), read once by the
+        materialization, where dbt queries them again here. A listed check_cols entry is
+        a column of the query (_scd2_assert_source_columns ran before) and is taken by its
+        name, unquoted: dbt queried `select <check_cols> from (...)` for the query's spelling
+        of each, which matters only to a case-sensitive match.
     -#}
     {%- set check_cols_config = config.get('check_cols') -%}
     {% if check_cols_config == 'all' %}
-        {%- set query_columns = get_columns_in_query(node['compiled_code']) -%}
+        {%- set query_columns = query_column_names -%}
     {% else %}
-        {#-- query for proper casing/quoting, to support comparison below --#}
-        {%- set select_check_cols_from_target -%}
-            select {{ check_cols_config | join(', ') }} from (
-                {{ node['compiled_code'] }}
-            ) subq
-        {%- endset -%}
-        {% set query_columns = get_columns_in_query(select_check_cols_from_target) %}
+        {%- set query_columns = [] -%}
+        {%- for col in scd2_audit._scd2_column_list(check_cols_config) -%}
+            {%- do query_columns.append(scd2_audit._scd2_unquoted_name(col)) -%}
+        {%- endfor -%}
     {% endif %}
     {%- set existing_cols = adapter.get_columns_in_relation(target_relation)
         | map(attribute='name') | map('lower') | list -%}

@@ -69,8 +69,11 @@
 
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
+    {#- The query's columns and types, read once for the checks below. -#}
+    {% set query_columns = scd2_audit._scd2_query_columns(model['compiled_code']) %}
+    {% set query_column_names = query_columns | map(attribute='name') | list %}
     {#- Before dbt's check strategy reads check_cols from the source. -#}
-    {% do scd2_audit._scd2_assert_source_columns(get_columns_in_query(model['compiled_code'])) %}
+    {% do scd2_audit._scd2_assert_source_columns(query_column_names) %}
 
     {% set strategy_macro = strategy_dispatch(strategy_name) %}
     {% set strategy = strategy_macro(
@@ -78,10 +81,11 @@
     {#- dbt's check strategy matches the query's columns with the table's case-sensitively. -#}
     {% if strategy_name == 'check' and target_relation_exists %}
         {% do strategy.update({'row_changed': scd2_audit._scd2_check_row_changed(
-            model, "snapshotted_data", "source_data", target_relation)}) %}
+            model, "snapshotted_data", "source_data", target_relation, query_column_names)}) %}
     {% endif %}
-    {% do scd2_audit._scd2_assert_updated_at_type(strategy, model['compiled_code']) %}
-    {% do scd2_audit._scd2_assert_source_types(model['compiled_code']) %}
+    {% do scd2_audit._scd2_assert_updated_at_type(
+        strategy, model['compiled_code'], query_columns) %}
+    {% do scd2_audit._scd2_assert_source_types(query_columns) %}
     {% set layout = scd2_audit._scd2_snapshot_layout(target_relation, target_relation_exists) %}
 
     {% if not target_relation_exists %}

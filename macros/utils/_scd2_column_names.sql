@@ -20,7 +20,7 @@
     {%- set names = {} -%}
     {%- for role, default_name in defaults.items() -%}
         {%- set name = configured.get(role) or default_name -%}
-        {%- if not modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', name | string) -%}
+        {%- if not scd2_audit._scd2_is_plain_name(name) -%}
             {{ exceptions.raise_compiler_error(
                 "var '" ~ var_name ~ "': '" ~ name ~ "' (role " ~ role
                 ~ ") is not a plain column name: use letters, digits and underscores.") }}

@@ -8,7 +8,7 @@
         `_2nd_line`. Two names can give the same plain name: callers check.
     -#}
     {%- set lowered = name | lower -%}
-    {%- if modules.re.match('^[a-z_][a-z0-9_]*$', lowered) -%}{{ return(lowered) }}{%- endif -%}
+    {%- if scd2_audit._scd2_is_plain_name(name) -%}{{ return(lowered) }}{%- endif -%}
     {%- set plain = modules.re.sub('[^a-z0-9_]+', '_', lowered).strip('_') or 'c' -%}
     {{ return(('_' ~ plain) if modules.re.match('^[0-9]', plain) else plain) }}
 {%- endmacro %}
