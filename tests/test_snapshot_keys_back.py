@@ -5,8 +5,9 @@ With the check strategy every validity instant is a run's time, so a key that co
 starts after its delete (tests/test_snapshot_metadata.py). With the timestamp strategy dbt
 dates a delete at the run's time but the returning row at its own updated_at, which can be
 earlier. The rule (docs/snapshot-metadata.md, "When the source changes shape or keys come
-back"): a new version starts at the source's updated_at unless that is earlier than the key's
-open version started or any of its closed versions ended; it then starts at the run's time.
+back"): a new version starts at the source's updated_at unless that is not later than the
+key's open version started, or earlier than any of its closed versions ended; it then starts
+at the run's time. The check strategy with updated_at follows the same rule.
 """
 
 from __future__ import annotations
@@ -155,6 +156,55 @@ def test_timestamp_key_back_later_keeps_dbt_validity(
         deletion = _key(dbt_project, 1)[-2]
         assert deletion["dbt_is_deleted"] == "True"
         assert deletion["dbt_valid_to"] == back
+    assert_no_overlap(dbt_project)
+    assert_generic_tests_pass(dbt_project)
+
+
+def test_check_with_updated_at_a_change_that_keeps_or_moves_back_updated_at(
+    dbt_project: ScratchProject,
+) -> None:
+    """The check strategy with updated_at sees a change by the values, whatever updated_at
+    says. A change that keeps the open version's updated_at, or that moves it back (a row
+    restored from a backup, with the values and updated_at of an earlier version), starts at
+    the run's time and gets an id of its own. It used to fail the MERGE (the new version had the
+    open one's dbt_scd_id: Spark's MERGE_CARDINALITY_VIOLATION), or to reuse the earlier
+    version's dbt_scd_id."""
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='check', check_cols='all', updated_at='updated_at', "
+        "hard_deletes='invalidate'",
+    )
+    nine, ten = T("2024-01-01 09:00:00"), T("2024-01-01 10:00:00")
+    write_source(dbt_project, [(1, "a", 10, nine), (2, "b", 20, ten)])
+    run1 = dbt_project.dbt("snapshot")
+
+    # Run 2: 1 updated with a later updated_at (dbt's rule: from 10:00); 2 changed, same
+    # updated_at as its open version: from run 2's time.
+    write_source(dbt_project, [(1, "a", 11, ten), (2, "b", 21, ten)])
+    run2 = dbt_project.dbt("snapshot")
+    k1v1, k1v2 = _key(dbt_project, 1)
+    assert (k1v1["amount"], k1v1["dbt_valid_from"], k1v1["dbt_valid_to"]) == (10, nine, ten)
+    assert (k1v2["amount"], k1v2["dbt_valid_from"], k1v2["dbt_valid_to"]) == (11, ten, None)
+    k2v1, k2v2 = _key(dbt_project, 2)
+    assert_closed(k2v1, run1.invocation_id, run2.invocation_id)
+    assert_open(k2v2, run2.invocation_id)
+    assert (k2v1["amount"], k2v1["dbt_valid_from"]) == (20, ten)
+    assert k2v2["amount"] == 21
+    assert k2v1["dbt_valid_to"] == k2v2["dbt_valid_from"] == k2v2["audit_insert_ts"] > ten
+    assert k2v2["dbt_updated_at"] == ten  # the source's updated_at, as dbt keeps it
+
+    # Run 3: 1 restored from a backup (run 1's values and updated_at): from run 3's time, with
+    # an id other than its first version's; 2 unchanged.
+    write_source(dbt_project, [(1, "a", 10, nine), (2, "b", 21, ten)])
+    run3 = dbt_project.dbt("snapshot")
+    k1v1, k1v2, k1v3 = _key(dbt_project, 1)
+    assert_closed(k1v2, run2.invocation_id, run3.invocation_id)
+    assert_open(k1v3, run3.invocation_id)
+    assert k1v3["amount"] == 10
+    assert k1v2["dbt_valid_to"] == k1v3["dbt_valid_from"] == k1v3["audit_insert_ts"] > ten
+    assert k1v3["dbt_updated_at"] == nine
+    assert k1v3["dbt_scd_id"] != k1v1["dbt_scd_id"]
+    assert len(_key(dbt_project, 2)) == 2
     assert_no_overlap(dbt_project)
     assert_generic_tests_pass(dbt_project)
 

@@ -46,13 +46,17 @@
            MERGE (https://github.com/dbt-labs/dbt-core/issues/5867 and
            https://github.com/dbt-labs/dbt-core/issues/4347 on the two timelines). Here, for
            those strategies only:
-           - a new version starts at the source's updated_at, unless that is earlier than
-             the key's open version started or any of its closed versions ended (a key back
-             with an older updated_at, a late correction): it then starts when the run saw it,
-             the run's time (or that latest instant, if later). The version it replaces is
-             closed at that same instant;
-           - a new version whose dbt_scd_id a closed version of the key already has gets the
-             id hashed with the run's time, as dbt does for deletion records;
+           - a new version starts at the source's updated_at, unless that is not later than
+             the key's open version started, or earlier than any of its closed versions ended
+             (a key back with an older updated_at, a late correction, a row restored from a
+             backup, or, with check, values changed under the same updated_at): it then
+             starts when the run saw it, the run's time (or that latest instant, if later).
+             The version it replaces is closed at that same instant;
+           - a new version whose dbt_scd_id another version of the key already has (open or
+             closed) gets the id hashed with the run's time, as dbt does for deletion records:
+             check with updated_at hashes the id from updated_at, so values changed under
+             the open version's updated_at got its id and failed the MERGE
+             (MERGE_CARDINALITY_VIOLATION), and a restored row reused an old version's id;
            - the timestamp strategy's change test compares the source's updated_at with the
              open version's dbt_updated_at (the source's updated_at it was built from) rather
              than its dbt_valid_from: the two are equal except for a version moved later by
@@ -112,9 +116,13 @@
     {%- set deleted_at = now -%}
     {%- set row_changed = strategy.row_changed -%}
     {%- if business_time -%}
-        {%- set latest = 'greatest(t.' ~ columns.dbt_valid_from ~ ', returning_keys.last_valid_to)' -%}
-        {%- set opened_at = 'if(s.' ~ columns.dbt_valid_from ~ ' >= ' ~ latest ~ ' or ' ~ latest
-            ~ ' is null, s.' ~ columns.dbt_valid_from ~ ', greatest(' ~ now ~ ', ' ~ latest ~ '))' -%}
+        {%- set valid_from = 's.' ~ columns.dbt_valid_from -%}
+        {%- set open_from = 't.' ~ columns.dbt_valid_from -%}
+        {%- set latest = 'greatest(' ~ open_from ~ ', returning_keys.last_valid_to)' -%}
+        {%- set opened_at = 'if((' ~ valid_from ~ ' > ' ~ open_from ~ ' or ' ~ open_from
+            ~ ' is null) and (' ~ valid_from ~ ' >= returning_keys.last_valid_to'
+            ~ ' or returning_keys.last_valid_to is null), ' ~ valid_from
+            ~ ', greatest(' ~ now ~ ', ' ~ latest ~ '))' -%}
         {%- set row_changed = row_changed | replace(
             'snapshotted_data.' ~ columns.dbt_valid_from ~ ' <',
             'snapshotted_data.' ~ columns.dbt_updated_at ~ ' <') -%}
@@ -217,9 +225,8 @@
     {%- if business_time %},
 
     {#- When the closed versions of each key ended, and which ids they had: read from the
-        closed partitions, on the key columns and two metadata columns alone. Joined only to
-        the rows that open a version of a key with no open version (or, for new_record, an
-        open deletion record): a key that comes back. #}
+        closed partitions, on the key columns and two metadata columns alone. Joined to the
+        rows that open a version and to the versions they close. #}
     returning_keys as (
 
         select
@@ -267,7 +274,8 @@
         case change_kind
             {%- if business_time %}
             when 'insert' then if(
-                array_contains(returning_keys.closed_scd_ids, s.{{ columns.dbt_scd_id }}),
+                array_contains(returning_keys.closed_scd_ids, s.{{ columns.dbt_scd_id }})
+                    or s.{{ columns.dbt_scd_id }} = t.{{ columns.dbt_scd_id }},
                 {{ snapshot_hash_arguments(['s.' ~ columns.dbt_scd_id, run_time]) }},
                 s.{{ columns.dbt_scd_id }}
             )
@@ -297,8 +305,6 @@
     {%- if business_time %}
     left join returning_keys
         on staged.change_kind in ('insert', 'update')
-        and (staged.t.dbt_scd2_target_row is null
-            {%- if new_record %} or staged.t.{{ columns.dbt_is_deleted }} = 'True'{% endif %})
         and {{ unique_key_join_on(strategy.unique_key, "returning_keys", "staged.s") }}
     {%- endif %}
 
