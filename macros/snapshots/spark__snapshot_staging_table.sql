@@ -56,7 +56,9 @@
              closed) gets the id hashed with the run's time, as dbt does for deletion records:
              check with updated_at hashes the id from updated_at, so values changed under
              the open version's updated_at got its id and failed the MERGE
-             (MERGE_CARDINALITY_VIOLATION), and a restored row reused an old version's id;
+             (MERGE_CARDINALITY_VIOLATION), and a restored row reused an old version's id
+             (https://github.com/dbt-labs/dbt-core/pull/1614,
+             https://github.com/dbt-labs/dbt-adapters/issues/1436);
            - the timestamp strategy's change test compares the source's updated_at with the
              open version's dbt_updated_at (the source's updated_at it was built from) rather
              than its dbt_valid_from: the two are equal except for a version moved later by
