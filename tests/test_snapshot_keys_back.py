@@ -257,6 +257,9 @@ MIXED_CONFIGS = {
     "check-invalidate": "strategy='check', check_cols='all', hard_deletes='invalidate'",
     "check-new_record": "strategy='check', check_cols='all', hard_deletes='new_record'",
     "check-ignore": "strategy='check', check_cols='all', hard_deletes='ignore'",
+    # Day 4's new column changes every row under its open version's updated_at.
+    "check-updated_at-new_record": "strategy='check', check_cols='all', updated_at='updated_at', "
+    "hard_deletes='new_record'",
     "timestamp-invalidate": "strategy='timestamp', updated_at='updated_at', "
     "hard_deletes='invalidate'",
     "timestamp-new_record-upper-case-names": "strategy='timestamp', updated_at='updated_at', "
