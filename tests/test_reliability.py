@@ -549,6 +549,55 @@ def test_mass_delete_guard_on_a_larger_table(dbt_project: ScratchProject) -> Non
     assert_generic_tests_pass(dbt_project)
 
 
+def test_empty_flag_writes_nothing_to_an_existing_snapshot(dbt_project: ScratchProject) -> None:
+    """`dbt snapshot --empty` (and `dbt build --empty`, which CI runs to check SQL and schemas)
+    gives the query's refs and sources no rows. On an existing table it writes nothing, even
+    with the delete guard off: stock dbt closed every open version
+    (dbt-labs/dbt-adapters#1329), and the guard stopped the run, blaming a truncated source.
+    A first run creates the table empty, as --empty does for models; a real run then fills it."""
+    dbt_project.write_seed("people", "id,name", ["1,a", "2,b", "3,c"])
+
+    def write_snapshot(name: str, hard_deletes: str) -> None:
+        dbt_project.write(
+            f"snapshots/{name}.sql",
+            f"""
+            {{% snapshot {name} %}}
+            {{{{ config(unique_key='id', strategy='check', check_cols='all',
+                hard_deletes='{hard_deletes}') }}}}
+            select * from {{{{ ref('people') }}}}
+            {{% endsnapshot %}}
+            """,
+        )
+
+    names = ("snap_invalidate", "snap_new_record")
+    for name, hard_deletes in zip(names, ("invalidate", "new_record"), strict=True):
+        write_snapshot(name, hard_deletes)
+    dbt_project.dbt("seed")
+    dbt_project.dbt("snapshot")
+    before = {
+        name: (all_rows(dbt_project, name), iceberg_commits(dbt_project, name)) for name in names
+    }
+    assert all(len(rows) == 3 for rows, _ in before.values())
+
+    step = dbt_project.dbt("snapshot", "--empty", "--vars", "{scd2_max_delete_share: 1}")
+    assert {r.node.name: r.message for r in step.result.results} == dict.fromkeys(
+        names, "NOTHING WRITTEN (--empty)"
+    )
+    for name in names:
+        assert (all_rows(dbt_project, name), iceberg_commits(dbt_project, name)) == before[name]
+
+    write_snapshot("snap_later", "invalidate")
+    dbt_project.dbt("snapshot", "--empty", "--select", "snap_later")
+    assert all_rows(dbt_project, "snap_later") == []
+    dbt_project.dbt("snapshot", "--select", "snap_later")
+    rows = all_rows(dbt_project, "snap_later")
+    assert sorted((r.id, r.name, r.dbt_valid_to) for r in rows) == [
+        (1, "a", None),
+        (2, "b", None),
+        (3, "c", None),
+    ]
+
+
 # --- 5. null or duplicate composite keys --------------------------------------------------
 
 

@@ -14,6 +14,7 @@
           failed left them added; its column comparison is also case-sensitive, and a
           Hive-backed staging view reports lower-case names, so upper-case meta column names
           failed the second run (FIELDS_ALREADY_EXISTS).
+        `--empty` on an existing table writes nothing (dbt-labs/dbt-adapters#1329).
         The check strategy's change test matches the query's columns with the table's without
         regard to case (_scd2_check_row_changed). Before anything, the snapshot's config is
         checked (_scd2_assert_snapshot_config); before either write, the snapshot's query is
@@ -93,6 +94,18 @@
         {% set build_sql = build_snapshot_table(strategy, model['compiled_code']) %}
         {% set final_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql, layout.managed) %}
 
+    {% elif invocation_args_dict.get('empty') %}
+
+        {#- `--empty` makes the query's refs and sources return no rows, to check SQL and
+            schemas. On an existing table dbt's staging would take every open version for
+            deleted and close it (dbt-labs/dbt-adapters#1329); the delete guard would stop
+            that, with a message about a truncated source. The checks above ran; nothing is
+            written. A first run creates the table empty, as `--empty` does for models. -#}
+        {{ log("Snapshot '" ~ model.name ~ "': --empty selects no source rows, so this run "
+            ~ "writes nothing to " ~ target_relation ~ " (its config and the query's columns "
+            ~ "were checked).", info=true) }}
+        {% set final_sql = none %}
+
     {% else %}
 
         {% set columns = config.get("snapshot_table_column_names") or get_snapshot_table_column_names() %}
@@ -139,9 +152,15 @@
 
     {% endif %}
 
-    {% call statement('main') %}
-        {{ final_sql }}
-    {% endcall %}
+    {% if final_sql is none %}
+        {% call noop_statement('main', 'NOTHING WRITTEN (--empty)', 'NOTHING WRITTEN', 0) %}
+            -- dbt snapshot --empty: nothing is written to the existing table
+        {% endcall %}
+    {% else %}
+        {% call statement('main') %}
+            {{ final_sql }}
+        {% endcall %}
+    {% endif %}
 
 
     {% set should_revoke = should_revoke(target_relation_exists, full_refresh_mode) %}
