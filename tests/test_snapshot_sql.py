@@ -119,7 +119,10 @@ BAD_SNAPSHOT_CONFIGS = {
     ),
     "meta_role": (
         "snapshot_meta_column_names={'dbt_valid_too': 'valid_to'}",
-        ["snapshot_meta_column_names names dbt_valid_too", "its roles are dbt_valid_to, "],
+        [
+            "snapshot_meta_column_names names dbt_valid_too",
+            "its roles are dbt_valid_to, dbt_valid_from",
+        ],
     ),
     "meta_twice": (
         "snapshot_meta_column_names={'dbt_valid_from': 'valid', 'dbt_valid_to': 'VALID'}",
