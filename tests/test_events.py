@@ -8,6 +8,7 @@ with ``dbt run`` and states the versions expected after each run. Times are hour
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -560,6 +561,36 @@ def deletion_history(project: ScratchProject, table: str = "history") -> list[tu
         """
     ).collect()
     return [tuple(r) for r in rows]
+
+
+def test_a_changed_high_end_fails_and_writes_nothing(dbt_project: ScratchProject) -> None:
+    """scd2_high_end_ts changed after the table was built would give new open versions another
+    effective end than those already there: the run fails before writing, and the update its
+    message proposes moves the open versions, after which the run goes through."""
+    write_model(dbt_project)
+    write_events(dbt_project, [ev("c", 1, "Alice", 0), ev("c", 2, "Bob", 0)])
+    run(dbt_project)
+    write_events(dbt_project, [ev("u", 1, "Angela", 1, old=1)])
+    commits = iceberg_commits(dbt_project, "history")
+    new_high_end = ("--vars", "{scd2_high_end_ts: '2999-12-31'}")
+    message = failure(dbt_project, *new_high_end)
+    assert "effective_end_ts = 9999-12-31 23:59:59, but scd2_high_end_ts is 2999" in message
+    assert iceberg_commits(dbt_project, "history") == commits
+    assert brief(versions(dbt_project)) == [(1, "Alice", 0, None, None), (2, "Bob", 0, None, None)]
+
+    (update,) = re.findall(r"(update \S+ set .*)\.$", message.strip(), re.MULTILINE)
+    dbt_project.spark.sql(update)
+    run(dbt_project, *new_high_end)
+    rows = versions(dbt_project)
+    assert brief(rows) == [
+        (1, "Alice", 0, 1, "update"),
+        (1, "Angela", 1, None, None),
+        (2, "Bob", 0, None, None),
+    ]
+    assert [str(r["effective_end_ts"]) for r in rows if r["dbt_valid_to"] is None] == [
+        "2999-12-31 00:00:00",
+        "2999-12-31 00:00:00",
+    ]
 
 
 def test_deletion_records_with_new_record(dbt_project: ScratchProject) -> None:

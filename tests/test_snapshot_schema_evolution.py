@@ -7,6 +7,7 @@ each day's column types are exactly the ones stated.
 
 from __future__ import annotations
 
+import re
 import shutil
 from datetime import date, datetime
 from decimal import Decimal
@@ -342,6 +343,106 @@ def test_widened_and_incompatible_types(dbt_project: ScratchProject) -> None:
 
 
 # --- upper-case meta column names --------------------------------------------------------
+
+
+def _failure(project: ScratchProject, *args: str) -> str:
+    """Run the snapshot, expecting it to fail; its error message."""
+    step = project.dbt("snapshot", *args, check=False)
+    (result,) = step.result.results
+    assert str(result.status).lower() == "error", result.status
+    return str(result.message)
+
+
+def _open_marks(project: ScratchProject) -> list[tuple]:
+    """(id, dbt_valid_to, effective_end_ts) of the open partition's versions, as text."""
+    rows = project.spark.sql(
+        f"select id, cast(dbt_valid_to as string), cast(effective_end_ts as string) "
+        f"from {project.table('snap')} where audit_update_process_id is null order by id"
+    ).collect()
+    return [tuple(r) for r in rows]
+
+
+def test_changed_open_version_marks_fail_and_write_nothing(dbt_project: ScratchProject) -> None:
+    """dbt_valid_to_current, scd2_high_end_ts and scd2_audit_column_names are not stored in the
+    table: changed after it was built, a run used to mix two markings. A changed
+    dbt_valid_to_current matched no open version, so every key was opened a second time and
+    deleted keys stayed open; a changed high end gave new open versions another effective end;
+    renamed audit columns were added as new, NULL in the history. Each now fails before
+    anything is written; setting dbt_valid_to_current where there was none is dbt's documented
+    upgrade (old open versions keep NULL) and is allowed; and the update each message proposes
+    moves the table to the new marks, after which the run goes through."""
+    vtc_9999 = CHECK + ", dbt_valid_to_current=\"to_timestamp('9999-12-31')\""
+    vtc_2999 = CHECK + ", dbt_valid_to_current=\"to_timestamp('2999-12-31')\""
+    day = T("2024-01-01")
+    write_table_snapshot(dbt_project, CHECK)
+    write_source(dbt_project, [(1, "a", 10, day), (2, "b", 20, day), (3, "c", 30, day)])
+    dbt_project.dbt("snapshot")
+    # Day 2 sets dbt_valid_to_current: allowed, the day-1 versions still open keep NULL.
+    write_table_snapshot(dbt_project, vtc_9999)
+    write_source(dbt_project, [(1, "a", 11, day), (2, "b", 20, day)])  # 1 updated, 3 deleted
+    dbt_project.dbt("snapshot")
+    assert _versions(dbt_project, "id", "amount") == [
+        (1, 10, False, None),
+        (1, 11, False, None),  # open, dbt_valid_to 9999-12-31 (not NULL: see below)
+        (2, 20, True, None),
+        (3, 30, False, None),
+    ]
+    assert _open_marks(dbt_project) == [
+        (1, "9999-12-31 00:00:00", "9999-12-31 23:59:59"),
+        (2, None, "9999-12-31 23:59:59"),
+    ]
+
+    write_source(dbt_project, [(1, "a", 12, day), (2, "b", 20, day), (4, "d", 40, day)])
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+    write_table_snapshot(dbt_project, vtc_2999)
+    moved_valid_to = _failure(dbt_project)
+    assert "open versions with dbt_valid_to = 9999-12-31 00:00:00" in moved_valid_to
+    assert "dbt_valid_to_current is to_timestamp('2999-12-31')" in moved_valid_to
+    write_table_snapshot(dbt_project, CHECK)
+    assert "dbt_valid_to_current is not set (NULL) now" in _failure(dbt_project)
+    write_table_snapshot(dbt_project, vtc_9999)
+    high_end = _failure(dbt_project, "--vars", "{scd2_high_end_ts: '2999-12-31'}")
+    assert "effective_end_ts = 9999-12-31 23:59:59, but scd2_high_end_ts is 2999" in high_end
+    renamed = _failure(
+        dbt_project, "--vars", "{scd2_audit_column_names: {insert_process_id: inserted_by}}"
+    )
+    assert "has the audit columns audit_update_process_id" in renamed
+    assert "but not inserted_by" in renamed
+    all_renamed = {
+        "insert_process_id": "a1",
+        "update_process_id": "a2",
+        "insert_ts": "a3",
+        "update_ts": "a4",
+        "effective_start_ts": "a5",
+        "effective_end_ts": "a6",
+    }
+    renamed = _failure(dbt_project, "--vars", str({"scd2_audit_column_names": all_renamed}))
+    assert "has none of the audit columns" in renamed
+    assert "partitioned by audit_update_process_id" in renamed
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
+
+    # The updates the messages propose, then the run with both new marks.
+    for message in (moved_valid_to, high_end):
+        (update,) = re.findall(r"(update \S+ set .*)\.$", message.strip(), re.MULTILINE)
+        dbt_project.spark.sql(update)
+    write_table_snapshot(dbt_project, vtc_2999)
+    new_high_end = ("--vars", "{scd2_high_end_ts: '2999-12-31'}")
+    dbt_project.dbt("snapshot", *new_high_end)
+    assert _versions(dbt_project, "id", "amount") == [
+        (1, 10, False, None),
+        (1, 11, False, None),
+        (1, 12, False, None),
+        (2, 20, True, None),
+        (3, 30, False, None),
+        (4, 40, False, None),
+    ]
+    assert _open_marks(dbt_project) == [
+        (1, "2999-12-31 00:00:00", "2999-12-31 00:00:00"),
+        (2, None, "2999-12-31 00:00:00"),
+        (4, "2999-12-31 00:00:00", "2999-12-31 00:00:00"),
+    ]
+    assert_generic_tests_pass(dbt_project, *new_high_end)
 
 
 def test_upper_case_meta_column_names(dbt_project: ScratchProject) -> None:

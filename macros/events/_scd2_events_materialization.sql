@@ -82,6 +82,8 @@
     {%- if not rebuild -%}
         {% do scd2_audit._scd2_events_assert_table(
             ctx, existing, table_columns, existing_columns) %}
+        {% do scd2_audit._scd2_assert_table_marks(
+            existing, existing_columns, ctx, "scd2_events model " ~ ctx.name ~ ": ") %}
     {%- endif -%}
     {%- set target = none if rebuild else target_relation -%}
     {#- The snapshot the table's main branch is at before the run reads it: the run's write

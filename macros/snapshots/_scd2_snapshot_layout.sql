@@ -7,7 +7,9 @@
         the MERGE condition name `update_process_id is null`, so Iceberg prunes the closed
         history from both: a run costs the same on day 30 as on day 2.
         Returns {'managed': the table is (to be) laid out so: Iceberg, and no partition_by of
-        the user's; 'partitioned': it is laid out so already (always false when not exists)}.
+        the user's; 'partitioned': it is laid out so already (always false when not exists);
+        'columns', 'partition_columns': the existing table's column names and (lower-case)
+        partition columns, from the same `describe` (empty when not exists)}.
         A snapshot with its own partition_by, or a table partitioned otherwise, keeps its layout
         (its runs read the whole table).
     -#}
@@ -15,24 +17,32 @@
     {%- set file_format = config.get('file_format') or 'parquet' -%}
     {%- set managed = file_format == 'iceberg' and config.get('partition_by') is none
         and (not exists or relation.is_iceberg) -%}
-    {%- set layout = {'managed': managed, 'partitioned': false} -%}
-    {%- if managed and exists and execute -%}
-        {#- `describe table` lists the partition columns after '# Partition Information' and
-            its '# col_name' header row. -#}
-        {%- set partition_columns = [] -%}
-        {%- set state = {'in_partitioning': false} -%}
+    {%- set layout = {
+        'managed': managed, 'partitioned': false, 'columns': [], 'partition_columns': [],
+    } -%}
+    {%- if exists and execute -%}
+        {#- `describe table` lists the columns, then the partition columns after
+            '# Partition Information' and its '# col_name' header row. -#}
+        {%- set partition_columns = layout.partition_columns -%}
+        {%- set state = {'in_columns': true, 'in_partitioning': false} -%}
         {%- for row in run_query('describe table ' ~ relation).rows -%}
             {%- set name = (row[0] or '') | trim -%}
             {%- if name == '# Partition Information' -%}
-                {%- do state.update({'in_partitioning': true}) -%}
+                {%- do state.update({'in_columns': false, 'in_partitioning': true}) -%}
             {%- elif name.startswith('#') or name == '' -%}
+                {%- do state.update({'in_columns': false}) -%}
                 {%- if state.in_partitioning and name != '# col_name' -%}
                     {%- do state.update({'in_partitioning': false}) -%}
                 {%- endif -%}
+            {%- elif state.in_columns -%}
+                {%- do layout.columns.append(row[0]) -%}
             {%- elif state.in_partitioning -%}
                 {%- do partition_columns.append(name | lower) -%}
             {%- endif -%}
         {%- endfor -%}
+    {%- endif -%}
+    {%- if managed and exists and execute -%}
+        {%- set partition_columns = layout.partition_columns -%}
         {#- A table partitioned some other way (by hand) keeps its layout: only an
             unpartitioned one is upgraded. -#}
         {%- do layout.update({

@@ -88,6 +88,11 @@
         strategy, model['compiled_code'], query_columns) %}
     {% do scd2_audit._scd2_assert_source_types(query_columns) %}
     {% set layout = scd2_audit._scd2_snapshot_layout(target_relation, target_relation_exists) %}
+    {% if target_relation_exists %}
+        {% do scd2_audit._scd2_assert_table_marks(target_relation, layout.columns,
+            scd2_audit._scd2_snapshot_context(), "Snapshot '" ~ model.name ~ "': ",
+            layout.partition_columns, query_column_names) %}
+    {% endif %}
 
     {% if not target_relation_exists %}
 
