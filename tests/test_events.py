@@ -563,6 +563,50 @@ def deletion_history(project: ScratchProject, table: str = "history") -> list[tu
     return [tuple(r) for r in rows]
 
 
+def test_dbt_valid_to_current_marks_the_open_versions(dbt_project: ScratchProject) -> None:
+    """dbt_valid_to_current, as for snapshots: the open versions' dbt_valid_to, deletion records
+    of new_record included; a replay writes nothing; changed later, the run fails (the table's
+    marks). Snapshot settings an events model says otherwise (strategy, updated_at...) fail
+    instead of being ignored, as dbt_valid_to_current was."""
+    current = "dbt_valid_to_current=\"to_timestamp('9999-12-31')\", hard_deletes='new_record',"
+    write_model(dbt_project, current)
+    write_events(dbt_project, [ev("r", 1, "Alice", 0), ev("r", 2, "Bob", 0)])
+    run(dbt_project)
+    write_events(
+        dbt_project,
+        [ev("u", 1, "Angela", 1, old=1), ev("d", 2, None, 2), ev("c", 2, "Carol", 3)],
+    )
+    run(dbt_project)
+    rows = dbt_project.spark.sql(
+        f"select id, name, dbt_valid_from, dbt_valid_to, dbt_is_deleted "
+        f"from {dbt_project.table('history')} order by id, event_opened_position"
+    ).collect()
+    end = datetime(9999, 12, 31)
+    assert [tuple(r) for r in rows] == [
+        (1, "Alice", at(0), at(1), "False"),
+        (1, "Angela", at(1), end, "False"),
+        (2, "Bob", at(0), at(2), "False"),
+        (2, "Bob", at(2), at(3), "True"),  # the deletion record, closed by the re-creation
+        (2, "Carol", at(3), end, "False"),
+    ]
+    assert_generic_tests_pass(dbt_project)
+    commits = iceberg_commits(dbt_project, "history")
+    run(dbt_project)
+    assert iceberg_commits(dbt_project, "history") == commits
+
+    write_model(dbt_project, current.replace("9999", "2999"))
+    assert "open versions with dbt_valid_to = 9999-12-31 00:00:00" in failure(dbt_project)
+    write_model(dbt_project, "updated_at='ts', strategy='check',")
+    message = failure(dbt_project)
+    assert "strategy is a snapshot setting, which scd2_events does not read" in message
+    assert "updated_at is a snapshot setting" in message
+    write_model(dbt_project, "dbt_valid_to_current='current_timestamp()',")
+    assert "scd2_events model history: dbt_valid_to_current (current_timestamp()) gave" in (
+        failure(dbt_project)
+    )
+    assert iceberg_commits(dbt_project, "history") == commits
+
+
 def test_a_changed_high_end_fails_and_writes_nothing(dbt_project: ScratchProject) -> None:
     """scd2_high_end_ts changed after the table was built would give new open versions another
     effective end than those already there: the run fails before writing, and the update its

@@ -8,7 +8,8 @@
           with key_columns, or []), hard_deletes, on_late ('quarantine' or 'fail'),
           on_malformed ('fail' or 'quarantine'), quarantine (the quarantine table's relation);
         - columns, audit, events: dbt's, the audit and the event metadata column names;
-          high_end: the high-end timestamp as SQL;
+          high_end: the high-end timestamp as SQL; valid_to_current: dbt_valid_to_current,
+          as for snapshots (the open versions' dbt_valid_to), or none;
         - with `event_columns` (the events relation's column names, lower case): value_columns
           (event_value_columns, default every column that is not a key, the operation, an
           ordering or an old-key column), checked against those columns; with `event_types`
@@ -84,6 +85,18 @@
             ~ on_malformed ~ "'") -%}
     {%- endif -%}
     {%- set quarantine_name = config.get('event_quarantine') or (name ~ '__quarantine') -%}
+    {#- Settings of dbt's snapshots that an events model has its own way of saying: set on
+        one, they were ignored without a word. -#}
+    {%- set snapshot_only = {
+        'strategy': 'the events are versions as they come, ordered by event_order_by',
+        'check_cols': 'every value column (event_value_columns) is compared',
+        'updated_at': 'the event time is the first column of event_order_by',
+        'invalidate_hard_deletes': "write hard_deletes='invalidate'",
+    } -%}
+    {%- for setting, instead in snapshot_only.items() if config.get(setting) is not none -%}
+        {%- do problems.append(setting ~ " is a snapshot setting, which scd2_events does not "
+            ~ "read (" ~ instead ~ "): remove it") -%}
+    {%- endfor -%}
 
     {%- set columns = get_snapshot_table_column_names() -%}
     {%- for role, column in (config.get('snapshot_meta_column_names') or {}).items() if column -%}
@@ -108,7 +121,7 @@
         'audit': audit,
         'events': events,
         'high_end': scd2_audit.scd2_high_end_ts(),
-        'valid_to_current': none,
+        'valid_to_current': config.get('dbt_valid_to_current'),
         'value_columns': [],
         'event_columns': event_columns or [],
     } -%}

@@ -131,7 +131,11 @@
             end as {{ cols.dbt_scd_id }},
             scd2_time as {{ cols.dbt_updated_at }},
             scd2_time as {{ cols.dbt_valid_from }},
+            {%- if ctx.valid_to_current %}
+            coalesce(scd2_next_time, {{ ctx.valid_to_current }}) as {{ cols.dbt_valid_to }},
+            {%- else %}
             scd2_next_time as {{ cols.dbt_valid_to }},
+            {%- endif %}
             {%- if new_record %}
             case when scd2_is_delete then 'True' else 'False' end as {{ cols.dbt_is_deleted }},
             {%- endif %}

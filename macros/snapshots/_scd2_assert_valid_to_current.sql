@@ -1,4 +1,4 @@
-{% macro _scd2_assert_valid_to_current() -%}
+{% macro _scd2_assert_valid_to_current(subject=none) -%}
     {#-
         Fail before anything is written when dbt_valid_to_current is set but is no constant,
         non-null timestamp or date. dbt writes the expression as it is into the open versions'
@@ -11,6 +11,8 @@
         - NULL is dbt's own open value: the setting then does nothing, which is not what it
           was set for.
         The expression is evaluated in two queries: a value that differs is no constant.
+        `subject` starts the message (default: "Snapshot '<name>'"; an scd2_events model
+        gives its own).
     -#}
     {%- set expression = config.get('dbt_valid_to_current') -%}
     {%- if not execute or not expression -%}{{ return(none) }}{%- endif -%}
@@ -22,7 +24,8 @@
     {%- endset -%}
     {%- set first = run_query(query).rows[0] -%}
     {%- set second = run_query(query).rows[0] -%}
-    {%- set where = "Snapshot '" ~ model.name ~ "': dbt_valid_to_current (" ~ expression ~ ")" -%}
+    {%- set subject = subject or ("Snapshot '" ~ model.name ~ "'") -%}
+    {%- set where = subject ~ ": dbt_valid_to_current (" ~ expression ~ ")" -%}
     {%- set remedy = " Nothing was written. Give a constant timestamp or date, e.g. "
         ~ "dbt_valid_to_current=\"to_timestamp('9999-12-31 23:59:59')\" or "
         ~ "\"to_date('9999-12-31')\"; leave it unset for dbt's NULL." -%}
