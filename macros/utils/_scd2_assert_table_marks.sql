@@ -112,7 +112,7 @@
     {%- endif -%}
     {{ exceptions.raise_compiler_error(
         where ~ "the table " ~ relation ~ " has open versions with " ~ end ~ " = " ~ row[1]
-        ~ ", but scd2_high_end_ts is " ~ row[3] ~ " (UTC) now: new open versions would end "
+        ~ ", but scd2_high_end_ts is " ~ row[3] ~ " now: new open versions would end "
         ~ "at another high end than those already there. Nothing was written. Set "
         ~ "scd2_high_end_ts back (dbt_project.yml vars, or --vars), or first move the open "
         ~ "versions to the new high end: update " ~ relation ~ " set " ~ end ~ " = "
