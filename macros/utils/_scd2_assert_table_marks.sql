@@ -19,7 +19,9 @@
           automatically adjust the current value"). Set on a table built without it, the
           versions already open keep NULL, which dbt still reads as open. Changed to another
           value, or unset, the open versions matched nothing: the run took every key for new
-          and opened it again, two open versions each, and closed no deleted key.
+          and opened it again, two open versions each, and closed no deleted key. The
+          feature's own issue asked for this error (dbt-labs/dbt-core#10187: "the existing
+          snapshot must be updated before we can proceed"); dbt does not raise it.
         - scd2_high_end_ts: new open versions got the new high end beside open versions with
           the old one, so `effective_end_ts = <high end>` no longer found every open version.
         Checked on the open partition (audit update_process_id NULL) among versions this
