@@ -19,7 +19,7 @@ from pyspark.sql import SparkSession
 
 from python_helpers.runtime.dbt_invoke import DbtStepError
 from python_helpers.tooling.scratch import ScratchProject
-from tests.test_reliability import SCD2_TESTS, iceberg_commits
+from tests.test_reliability import SCD2_TESTS, all_rows, iceberg_commits
 
 pytestmark = pytest.mark.slow
 
@@ -1343,3 +1343,159 @@ def test_change_feed_and_run_audit_with_several_changes_of_a_key_in_a_run(
             """
         ).collect()
         assert [tuple(r) for r in audit] == [(r1, 4, 4, 0, 0, 0, 4), (r2, 5, 3, 2, 3, 1, 4)], name
+
+
+def write_shaped_events(project: ScratchProject, ddl: str, events: list[tuple]) -> None:
+    """A batch of events with columns of its own (``ddl``), replacing ``raw_events``."""
+    frame = project.spark.createDataFrame(events, ddl)
+    frame.writeTo(project.table("raw_events")).using("iceberg").createOrReplace()
+
+
+def shaped_versions(project: ScratchProject, columns: str) -> list[tuple]:
+    """(id, <columns>, valid from hour, valid to hour or None, closed_as) per version."""
+    rows = project.spark.sql(
+        f"""
+        select id, {columns},
+            cast((unix_timestamp(dbt_valid_from) - unix_timestamp(timestamp'{T0}')) / 3600
+                as int) as valid_from,
+            cast((unix_timestamp(dbt_valid_to) - unix_timestamp(timestamp'{T0}')) / 3600
+                as int) as valid_to,
+            event_closed_as
+        from {project.table("history")}
+        order by id, event_opened_position
+        """
+    ).collect()
+    return [tuple(r) for r in rows]
+
+
+def test_events_whose_columns_change_keep_their_history(dbt_project: ScratchProject) -> None:
+    """Events, like snapshot sources, change shape: a new column is added to the table (NULL
+    in the versions already there), a column the events no longer carry stays with its history
+    (NULL in the versions opened from then on, and not compared), a wider type widens the
+    column; each in the run's one commit. A run that fails (a malformed event, a type the
+    history cannot follow) leaves the table's columns, rows and commits as they were."""
+    spark = dbt_project.spark
+    base = "op string, ts timestamp, lsn bigint, before_id int"
+    write_model(dbt_project)
+    spark.sql(f"create schema if not exists {dbt_project.schema}")
+
+    # Run 1: id, name.
+    write_shaped_events(
+        dbt_project,
+        f"id int, name string, {base}",
+        [
+            (1, "Alice", "r", at(0), 0, None),
+            (2, "Bob", "r", at(0), 0, None),
+            (3, "Cy", "r", at(0), 0, None),
+        ],
+    )
+    run(dbt_project)
+
+    # Run 2: the events gain tier (string) and points (int). id 1 gets a tier: a change;
+    # id 2's update has the values it had and no tier: a no-op; id 4 is new.
+    ddl2 = f"id int, name string, tier string, points int, {base}"
+    write_shaped_events(
+        dbt_project,
+        ddl2,
+        [
+            (1, "Alice", "gold", 10, "u", at(1), 0, 1),
+            (2, "Bob", None, None, "u", at(2), 0, 2),
+            (4, "Dee", "silver", 5, "c", at(3), 0, None),
+        ],
+    )
+    commits = iceberg_commits(dbt_project, "history")
+    run(dbt_project)
+    assert iceberg_commits(dbt_project, "history") == commits + 1
+    columns = spark.table(dbt_project.table("history")).columns
+    assert columns[:5] == ["id", "name", "tier", "points", "dbt_scd_id"]
+    assert shaped_versions(dbt_project, "name, tier, points") == [
+        (1, "Alice", None, None, 0, 1, "update"),
+        (1, "Alice", "gold", 10, 1, None, None),
+        (2, "Bob", None, None, 0, None, None),
+        (3, "Cy", None, None, 0, None, None),
+        (4, "Dee", "silver", 5, 3, None, None),
+    ]
+    assert_generic_tests_pass(dbt_project)
+
+    # A batch with another new column and a malformed event fails: nothing changes, not even
+    # the columns.
+    before = all_rows(dbt_project, "history")
+    commits = iceberg_commits(dbt_project, "history")
+    write_shaped_events(
+        dbt_project,
+        f"id int, name string, tier string, points int, score double, {base}",
+        [
+            (1, "Alice", "gold", 10, 1.5, "u", at(4), 0, 1),
+            (2, "Bob", None, None, 2.0, "x", at(4), 0, 2),
+        ],
+    )
+    assert "malformed" in failure(dbt_project)
+    # A type the history cannot follow (name as a number) fails too, naming the column.
+    write_shaped_events(
+        dbt_project,
+        f"id int, name int, tier string, points int, {base}",
+        [(1, 7, "gold", 10, "u", at(4), 0, 1)],
+    )
+    message = failure(dbt_project)
+    assert "name is string in the table but int in the events" in message
+    assert "Nothing was written" in message
+    assert spark.table(dbt_project.table("history")).columns == columns
+    assert all_rows(dbt_project, "history") == before
+    assert iceberg_commits(dbt_project, "history") == commits
+
+    # Run 3: the events no longer carry name, and points is a bigint now. id 1's new tier is
+    # a change (its version keeps no name); id 3's update with the tier it has is a no-op,
+    # as the gone name is not compared; id 2 is deleted.
+    write_shaped_events(
+        dbt_project,
+        f"id int, tier string, points bigint, {base}",
+        [
+            (1, "platinum", 5_000_000_000, "u", at(5), 0, 1),
+            (3, None, None, "u", at(6), 0, 3),
+            (2, None, None, "d", at(7), 0, None),
+        ],
+    )
+    run(dbt_project)
+    assert spark.table(dbt_project.table("history")).columns == columns
+    assert dict(spark.table(dbt_project.table("history")).dtypes)["points"] == "bigint"
+    assert shaped_versions(dbt_project, "name, tier, points") == [
+        (1, "Alice", None, None, 0, 1, "update"),
+        (1, "Alice", "gold", 10, 1, 5, "update"),
+        (1, None, "platinum", 5_000_000_000, 5, None, None),
+        (2, "Bob", None, None, 0, 7, "delete"),
+        (3, "Cy", None, None, 0, None, None),
+        (4, "Dee", "silver", 5, 3, None, None),
+    ]
+    assert_generic_tests_pass(dbt_project)
+
+    # The same batch again changes nothing and writes nothing.
+    commits = iceberg_commits(dbt_project, "history")
+    run(dbt_project)
+    assert iceberg_commits(dbt_project, "history") == commits
+
+
+def test_the_quarantine_follows_the_events_columns(dbt_project: ScratchProject) -> None:
+    """A late event with a column the quarantine table does not have yet is set aside with it;
+    the events' gone columns are NULL in the rows set aside from then on."""
+    spark = dbt_project.spark
+    base = "op string, ts timestamp, lsn bigint, before_id int"
+    write_model(dbt_project)
+    spark.sql(f"create schema if not exists {dbt_project.schema}")
+    write_shaped_events(
+        dbt_project, f"id int, name string, {base}", [(1, "Alice", "r", at(5), 0, None)]
+    )
+    run(dbt_project)
+    # Late (before id 1's version began, other values): quarantined, creating the table.
+    write_shaped_events(dbt_project, f"id int, name string, {base}", [(1, "Al", "u", at(1), 0, 1)])
+    run(dbt_project)
+    # The events gain tier and lose name; another late event.
+    write_shaped_events(
+        dbt_project, f"id int, tier string, {base}", [(1, "gold", "u", at(2), 0, 1)]
+    )
+    run(dbt_project)
+    rows = spark.sql(
+        f"select name, tier, hour(ts) as hour, scd2_reason from "
+        f"{dbt_project.table('history__quarantine')} order by ts"
+    ).collect()
+    assert [tuple(r)[:3] for r in rows] == [("Al", None, 1), (None, "gold", 2)]
+    assert all(r.scd2_reason.startswith("late:") for r in rows)

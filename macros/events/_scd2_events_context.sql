@@ -17,7 +17,9 @@
           becomes dbt_valid_from) and no column may hold a map (Spark can neither hash nor
           compare maps, so duplicates and no-ops could not be recognised) or be an untyped
           NULL (void, which Iceberg cannot store); no column may start with scd2_ (the run's
-          working columns).
+          working columns);
+        - added_columns, removed_columns: empty here; a later run on a table whose columns
+          differ from the events' sets them (_scd2_events_schema_change).
         Every problem is a compiler error that names the setting and what to write instead.
     -#}
     {%- set name = model.alias or model.name -%}
@@ -124,6 +126,8 @@
         'valid_to_current': config.get('dbt_valid_to_current'),
         'value_columns': [],
         'event_columns': event_columns or [],
+        'added_columns': {},
+        'removed_columns': {},
     } -%}
 
     {%- if event_columns is not none and not problems -%}

@@ -192,7 +192,7 @@
             {%- else %}
             false as scd2_is_delete,
             {%- endif %}
-            {{ scd2_audit._scd2_named_struct(values, none, 'v') }} as scd2_values,
+            {{ scd2_audit._scd2_events_table_values(ctx, 'v') }} as scd2_values,
             v.{{ ctx.columns.dbt_valid_from }} as scd2_time,
             v.{{ e.opened_op }} as scd2_op,
             v.{{ e.previous_key }} as scd2_previous_key,
@@ -272,7 +272,7 @@
                 {%- if ctx.hard_deletes == 'new_record' %}
                 and coalesce(cast(v.{{ ctx.columns.dbt_is_deleted }} as string), 'False') != 'True'
                 {%- endif %} as scd2_valid_there,
-                {{ scd2_audit._scd2_named_struct(values, none, 'v') }} = i.scd2_values
+                {{ scd2_audit._scd2_events_table_values(ctx, 'v') }} = i.scd2_values
                     as scd2_same_values
             from {{ prefix }}scd2_with_marks as i
             left join {{ target }} as v on {{ on_keys }}

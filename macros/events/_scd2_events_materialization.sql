@@ -66,7 +66,8 @@
     {#- A table built before event_last_position existed keeps working without it: its
         no-ops are not recorded, as then (docs/events.md, "The table"). -#}
     {%- if not rebuild -%}
-        {%- set existing_columns = adapter.get_columns_in_relation(existing)
+        {%- set existing_described = adapter.get_columns_in_relation(existing) -%}
+        {%- set existing_columns = existing_described
             | map(attribute='name') | map('lower') | list -%}
         {%- if ctx.events.last_position | lower not in existing_columns -%}
             {%- set last_position = ctx.events.pop('last_position') -%}
@@ -80,9 +81,28 @@
     {%- endif -%}
     {%- set table_columns = ctx.key_columns + ctx.value_columns
         + scd2_audit._scd2_events_metadata_columns(ctx) -%}
+    {%- set schema_change = none -%}
     {%- if not rebuild -%}
-        {% do scd2_audit._scd2_events_assert_table(
-            ctx, existing, table_columns, existing_columns) %}
+        {#- Events whose columns changed since the table was built: new ones are added, gone
+            ones kept (NULL from now on), widened types widened, in the run's one commit. -#}
+        {%- set schema_change = scd2_audit._scd2_events_schema_change(
+            ctx, existing, existing_described, event_types) -%}
+        {%- do ctx.update({
+            'added_columns': schema_change.added, 'removed_columns': schema_change.removed,
+        }) -%}
+        {%- set table_columns = schema_change.columns -%}
+        {%- if schema_change.changed
+            and not scd2_audit._scd2_snapshot_layout(existing, true).partitioned -%}
+            {{ exceptions.raise_compiler_error(
+                "scd2_events model " ~ ctx.name ~ ": the events have new or wider columns ("
+                ~ (schema_change.added.keys() | list) + (schema_change.widened.keys() | list)
+                ~ "), and " ~ existing ~ " is not partitioned by "
+                ~ ctx.audit.update_process_id ~ " alone (its partitioning was changed by hand),"
+                ~ " so this run cannot change its schema and write its versions in one commit."
+                ~ " Nothing was written. Add the columns first (alter table " ~ existing
+                ~ " add columns ...; alter column ... type ...), or rebuild with --full-refresh"
+                ~ " from a relation holding every event.") }}
+        {%- endif -%}
         {% do scd2_audit._scd2_assert_table_marks(
             existing, existing_columns, ctx, "scd2_events model " ~ ctx.name ~ ": ") %}
     {%- endif -%}
@@ -221,14 +241,28 @@
                 {%- set views = [versions_view] -%}
             {%- endif -%}
             {%- set write_to = target_relation -%}
-            {%- if base_snapshot is not none -%}
+            {%- if schema_change.changed -%}
+                {#- A new schema is written by replacing the table in one commit, which no
+                    branch can hold (_scd2_events_overwrite_sql): published at once, if main
+                    has not moved since the run began to read it. -#}
+                {%- set main_now = scd2_audit._scd2_events_main_snapshot(target_relation) -%}
+                {%- if main_now != base_snapshot -%}
+                    {% do scd2_audit._scd2_events_drop_views(views, cached) %}
+                    {% do scd2_audit._scd2_events_set_conf(conf_before, restore=true) %}
+                    {{ exceptions.raise_compiler_error(
+                        "scd2_events model " ~ ctx.name ~ ": another write committed to "
+                        ~ target_relation ~ " while this run ran (its snapshot moved from "
+                        ~ base_snapshot ~ " to " ~ main_now ~ "). Nothing was written. Run "
+                        ~ "the model again, one run at a time.") }}
+                {%- endif -%}
+            {%- elif base_snapshot is not none -%}
                 {%- set write_to = scd2_audit._scd2_events_create_branch(
                     target_relation, branch, base_snapshot) -%}
                 {%- set to_branch = true -%}
             {%- endif -%}
             {%- if overwrite -%}
                 {%- set main_sql = scd2_audit._scd2_events_overwrite_sql(
-                    ctx, write_to, versions_view, table_columns) -%}
+                    ctx, write_to, versions_view, table_columns, schema_change) -%}
             {%- else -%}
                 {%- set main_sql = scd2_audit._scd2_events_merge_sql(
                     ctx, write_to, versions_view, table_columns) -%}

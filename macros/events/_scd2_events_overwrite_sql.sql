@@ -1,4 +1,4 @@
-{% macro _scd2_events_overwrite_sql(ctx, target, versions, table_columns) -%}
+{% macro _scd2_events_overwrite_sql(ctx, target, versions, table_columns, schema_change=none) -%}
     {#-
         The write of a later scd2_events run on a table in the layout of _scd2_snapshot_layout
         (partitioned by the audit update_process_id: the open versions in the NULL partition):
@@ -17,20 +17,31 @@
         nearly every file of the open partition holds a version the run closes, rewrites the
         whole partition anyway; this writes the same rows from one join (day 2 of the 1M-key
         benchmark: 15 to 19 s against 23 to 32 s for the MERGE, docs/events.md "Known limits").
-        The select lists the columns in the table's order (_scd2_events_assert_table checked
+        The select lists the columns in the table's order (_scd2_events_schema_change gives
         it), since `replace where` inserts by position.
+        With a `schema_change` that adds or widens columns (_scd2_events_schema_change), the
+        same rows, and the closed history as it is, rebuild the table in one `create or
+        replace table ... as` instead (_scd2_create_snapshot_table_sql, which keeps its
+        layout and snapshot history): Iceberg changes a table's schema outside any branch, so
+        an `alter table` before the write would stay when the run fails after it. Such a run
+        costs a copy of the table, once. The added columns are NULL, the widened ones cast, in
+        the versions already there.
     -#}
     {%- set cols = ctx.columns -%}
     {%- set a = ctx.audit -%}
     {%- set e = ctx.events -%}
     {%- set closing = scd2_audit._scd2_events_closing_columns(ctx) -%}
     {%- set this_run = scd2_audit._scd2_audit_exprs('close').update_process_id -%}
-    insert into {{ target }}
-    replace where
-        {{ a.update_process_id }} is null or {{ a.update_process_id }} = {{ this_run }}
+    {%- set added = schema_change.added if schema_change else {} -%}
+    {%- set widened = schema_change.widened if schema_change else {} -%}
+    {%- set rebuild = schema_change is not none and schema_change.changed -%}
+    {%- set body -%}
     with open_partition as (
         select
             *,
+            {%- for column, type in added.items() %}
+            cast(null as {{ type }}) as {{ column }},
+            {%- endfor %}
             true as scd2_in_table
         from {{ target }}
         where {{ a.update_process_id }} is null
@@ -42,7 +53,7 @@
 
     select
         {%- for column in table_columns %}
-        case
+        {{ 'cast(' if column in widened }}case
             when t.scd2_in_table is null then s.{{ column }}
             {%- if column in closing %}
             when s.scd2_action = 'close' then s.{{ column }}
@@ -51,7 +62,8 @@
             when s.scd2_action = 'touch' then s.{{ column }}
             {%- endif %}
             else t.{{ column }}
-        end as {{ column }}{{ ',' if not loop.last }}
+        end{{ (' as ' ~ widened[column] ~ ')') if column in widened }} as {{ column }}
+        {{- ',' if not loop.last }}
         {%- endfor %}
     from open_partition as t
     full outer join versions as s
@@ -62,4 +74,30 @@
             and s.scd2_action in ('close', 'touch')
             and {{ scd2_audit._scd2_open_version_sql('t', true, ctx) }}
     where t.scd2_in_table or s.scd2_action = 'insert'
+    {%- if rebuild %}
+
+    union all
+
+    select
+        {%- for column in table_columns %}
+        {%- if column in added %}
+        cast(null as {{ added[column] }}) as {{ column }}
+        {%- elif column in widened %}
+        cast({{ column }} as {{ widened[column] }}) as {{ column }}
+        {%- else %}
+        {{ column }}
+        {%- endif %}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from {{ target }}
+    where {{ a.update_process_id }} is not null
+    {%- endif %}
+    {%- endset -%}
+    {%- if rebuild -%}
+        {{ scd2_audit._scd2_create_snapshot_table_sql(target, body) }}
+    {%- else %}
+    insert into {{ target }}
+    replace where
+        {{ a.update_process_id }} is null or {{ a.update_process_id }} = {{ this_run }}
+    {{ body }}
+    {%- endif %}
 {%- endmacro %}

@@ -40,8 +40,40 @@
     {%- endset -%}
     {% do scd2_audit._scd2_run_sql('create table if not exists ' ~ ctx.quarantine
         ~ ' using iceberg as select * from (' ~ set_aside ~ ') where false') %}
+    {#- Events whose columns changed since the quarantine was created: a new column is added
+        to it (after its own), a widened type widened, and a column the events no longer
+        have is NULL in the rows set aside from now on. -#}
+    {%- set held_types = {} -%}
+    {%- for column in adapter.get_columns_in_relation(ctx.quarantine) -%}
+        {%- do held_types.update({column.name | lower: column.dtype}) -%}
+    {%- endfor -%}
+    {%- set held = held_types.keys() | list -%}
+    {%- set new_columns = [] -%}
+    {%- set new_names = [] -%}
+    {%- for column in scd2_audit._scd2_query_columns(set_aside) -%}
+        {%- set name = column.name | lower -%}
+        {%- if name not in held_types -%}
+            {%- do new_columns.append(column.name ~ ' ' ~ column.type) -%}
+            {%- do new_names.append(name) -%}
+        {%- elif scd2_audit._scd2_type_change(held_types[name], column.type) == 'widen' -%}
+            {% do scd2_audit._scd2_run_sql('alter table ' ~ ctx.quarantine ~ ' alter column '
+                ~ name ~ ' type ' ~ column.type) %}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if new_columns -%}
+        {% do scd2_audit._scd2_run_sql('alter table ' ~ ctx.quarantine ~ ' add columns ('
+            ~ new_columns | join(', ') ~ ')') %}
+    {%- endif -%}
+    {%- set given = ctx.event_columns + [
+        'scd2_reason', 'scd2_process_id', 'scd2_quarantined_at', 'scd2_event_hash'] -%}
+    {%- set columns = held + new_names -%}
+    {%- set inserted = [] -%}
+    {%- for column in columns -%}
+        {%- do inserted.append(('s.' ~ column) if column in given else 'null') -%}
+    {%- endfor -%}
     {% do scd2_audit._scd2_run_sql(
         'merge into ' ~ ctx.quarantine ~ ' as q using (' ~ set_aside ~ ') as s'
         ~ ' on q.scd2_event_hash = s.scd2_event_hash and q.scd2_reason = s.scd2_reason'
-        ~ ' when not matched then insert *') %}
+        ~ ' when not matched then insert (' ~ columns | join(', ') ~ ') values ('
+        ~ inserted | join(', ') ~ ')') %}
 {%- endmacro %}

@@ -176,6 +176,11 @@
         {%- for value in values %}
         scd2_values.{{ value }},
         {%- endfor %}
+        {#- Columns of the table the events no longer carry: NULL in the versions opened
+            (_scd2_events_schema_change); a version closed keeps its own value. #}
+        {%- for column, type in (ctx.removed_columns or {}).items() %}
+        cast(null as {{ type }}) as {{ column }},
+        {%- endfor %}
         {%- for column in scd2_audit._scd2_events_metadata_columns(ctx) %}
         {{ column }}{{ ',' if not loop.last }}
         {%- endfor %}

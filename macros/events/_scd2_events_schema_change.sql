@@ -1,0 +1,81 @@
+{% macro _scd2_events_schema_change(ctx, relation, table_columns, event_types) -%}
+    {#-
+        Before a later run reads anything: how the existing table (its `table_columns`, dbt
+        Column objects, in table order) must change for this run's events (`event_types`:
+        lower-case name -> Spark type), with the rules of the snapshots
+        (_scd2_schema_change, docs/snapshot-metadata.md "When the source changes shape"):
+        - added: value columns the events have and the table lacks (a new source column):
+          added to the table, NULL in the versions already there;
+        - removed: columns of the table the events no longer carry: kept with their history,
+          NULL in the versions opened from now on, and not compared (an event is a change
+          only through the columns it has);
+        - widened: table columns whose type must widen to hold the events' values, as Iceberg
+          allows in place (int to bigint, float to double, a decimal to a larger precision at
+          the same scale); a narrower type is cast on insert;
+        - changed: added or widened: the run then writes the table's new schema and its
+          versions in one `create or replace table ... as` (_scd2_events_overwrite_sql), so a
+          failed run leaves no column added.
+        Fails, naming both lists, when the table does not end with the metadata columns this
+        run writes (a table not built by scd2_events, or the model's settings changed), when a
+        key column is missing from the table (the unique_key changed), and, naming the column
+        and both types, on a type change the history cannot follow.
+        Returns {'added': {name: type}, 'removed': {name: type}, 'widened': {name: type},
+        'changed': bool, 'columns': the column names the run writes, in the table's order
+        after the run (the table's, then the added ones before the metadata columns)}.
+    -#}
+    {%- set metadata = scd2_audit._scd2_events_metadata_columns(ctx) -%}
+    {%- set actual = table_columns | map(attribute='name') | map('lower') | list -%}
+    {%- set types = {} -%}
+    {%- for column in table_columns -%}
+        {%- do types.update({column.name | lower: column.dtype}) -%}
+    {%- endfor -%}
+    {%- set data_count = actual | length - metadata | length -%}
+    {%- set data = actual[:data_count] if data_count > 0 else [] -%}
+    {%- set wanted = ctx.key_columns + ctx.value_columns -%}
+    {%- set missing_keys = ctx.key_columns | reject('in', data) | list -%}
+    {%- if data_count <= 0 or actual[data_count:] != metadata or missing_keys -%}
+        {%- set expected = wanted + metadata -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_events model " ~ ctx.name ~ ": the table " ~ relation ~ " does not have the "
+            ~ "columns this run writes (not in the table: "
+            ~ expected | reject('in', actual) | list ~ "; only in the table: "
+            ~ actual | reject('in', expected) | list ~ "; expected, in order: " ~ expected
+            ~ "). The model's settings changed (its unique_key, hard_deletes or the column "
+            ~ "names), or the table was not built by scd2_events. Nothing was written. Restore "
+            ~ "the settings, or rebuild with --full-refresh from a relation holding every "
+            ~ "event.") }}
+    {%- endif -%}
+    {%- set change = {'added': {}, 'removed': {}, 'widened': {}, 'changed': false} -%}
+    {%- set incompatible = [] -%}
+    {%- for name in wanted -%}
+        {%- set event_type = event_types.get(name) or '' -%}
+        {%- if name not in data -%}
+            {%- do change.added.update({name: event_type}) -%}
+        {%- else -%}
+            {%- set verdict = scd2_audit._scd2_type_change(types[name], event_type) -%}
+            {%- if verdict == 'widen' -%}
+                {%- do change.widened.update({name: event_type}) -%}
+            {%- elif verdict == 'incompatible' -%}
+                {%- do incompatible.append(name ~ " is " ~ types[name] ~ " in the table but "
+                    ~ event_type ~ " in the events") -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if incompatible -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_events model " ~ ctx.name ~ ": an event column changed type in a way the "
+            ~ "history cannot follow: " ~ incompatible | join('; ') ~ ". In place, a column "
+            ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
+            ~ "at the same scale). Nothing was written; the table is unchanged. Cast the column "
+            ~ "back to the table's type in the model's select, or select the new values under a "
+            ~ "new column name.") }}
+    {%- endif -%}
+    {%- for name in data if name not in wanted -%}
+        {%- do change.removed.update({name: types[name]}) -%}
+    {%- endfor -%}
+    {%- do change.update({
+        'changed': (change.added | length > 0) or (change.widened | length > 0),
+        'columns': data + (change.added.keys() | list) + metadata,
+    }) -%}
+    {{ return(change) }}
+{%- endmacro %}
