@@ -1499,3 +1499,66 @@ def test_the_quarantine_follows_the_events_columns(dbt_project: ScratchProject) 
     ).collect()
     assert [tuple(r)[:3] for r in rows] == [("Al", None, 1), (None, "gold", 2)]
     assert all(r.scd2_reason.startswith("late:") for r in rows)
+
+
+def test_debezium_events_with_a_new_field(dbt_project: ScratchProject, tmp_path) -> None:
+    """A database column added upstream: Debezium's `after` gains a field, the flattened events
+    a column, and the history that column (NULL before), with no full refresh."""
+    spark = dbt_project.spark
+    spark.sql(f"create schema if not exists {dbt_project.schema}")
+    raw = dbt_project.table("debezium_raw")
+    dbt_project.write(
+        "models/history.sql",
+        """
+        {{ config(
+            materialized='scd2_events',
+            unique_key='id',
+            event_order_by=['event_ts', 'event_lsn'],
+        ) }}
+        {{ scd2_audit.scd2_debezium_events(
+            api.Relation.create(schema=target.schema, identifier='debezium_raw'), ['id']) }}
+        """,
+    )
+    properties = {"version": 2, "models": [{"name": "history", "data_tests": list(SCD2_TESTS)}]}
+    dbt_project.write("models/history.yml", yaml.safe_dump(properties))
+
+    def batch(name: str, lines: list[str]) -> None:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "part-0.json").write_text("\n".join(lines) + "\n")
+        spark.sql(f"drop table if exists {raw}")
+        spark.sql(f"create table {raw} using json location '{folder}'")
+        # Spark 3.5 otherwise keeps reading the dropped table's files under the same name.
+        spark.sql(f"refresh table {raw}")
+
+    batch(
+        "day1",
+        [
+            debezium_line("r", None, {"id": 1, "name": "Alice"}, T0_MS, 10),
+            debezium_line("r", None, {"id": 2, "name": "Bob"}, T0_MS, 11),
+        ],
+    )
+    run(dbt_project)
+    batch(
+        "day2",
+        [
+            debezium_line(
+                "u",
+                {"id": 1, "name": "Alice", "email": None},
+                {"id": 1, "name": "Alice", "email": "a@x.org"},
+                T0_MS + HOUR_MS,
+                12,
+            ),
+            debezium_line(
+                "c", None, {"id": 3, "name": "Cy", "email": None}, T0_MS + 2 * HOUR_MS, 13
+            ),
+        ],
+    )
+    run(dbt_project)
+    assert shaped_versions(dbt_project, "name, email") == [
+        (1, "Alice", None, 0, 1, "update"),
+        (1, "Alice", "a@x.org", 1, None, None),
+        (2, "Bob", None, 0, None, None),
+        (3, "Cy", None, 2, None, None),
+    ]
+    assert_generic_tests_pass(dbt_project)
