@@ -18,7 +18,10 @@
            (_scd2_events_overwrite_sql) committed to a branch of its own at the snapshot it
            started from, then fast-forwards main to it if nothing else committed meanwhile
            (_scd2_events_publish); a table whose partitioning was changed by hand is MERGEd
-           into instead (on a branch likewise). A run whose events change nothing (replays,
+           into instead (on a branch likewise). Events that gained or widened columns since
+           the table was built (_scd2_events_schema_change) rewrite the whole table with its
+           new schema in one `create or replace table ... as` instead, since Iceberg changes a
+           schema outside any branch. A run whose events change nothing (replays,
            duplicates, deletes of absent keys) writes nothing, not even a commit, while a
            no-op after its key's mark commits its position (event_last_position).
     -#}
