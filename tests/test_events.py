@@ -66,9 +66,34 @@ def write_model(
     project.write(f"models/{name}.yml", yaml.safe_dump(properties))
 
 
-def write_events(project: ScratchProject, events: list[tuple], table: str = "raw_events") -> None:
+def write_debezium_model(
+    project: ScratchProject, relation: str = "debezium_raw", config: str = ""
+) -> None:
+    """An scd2_events model ``history`` of the Debezium changes in ``<schema>.<relation>``
+    (scd2_debezium_events), keyed by ``id``, with the scd2 generic data tests."""
+    project.write(
+        "models/history.sql",
+        f"""
+        {{{{ config(
+            materialized='scd2_events',
+            unique_key='id',
+            event_order_by=['event_ts', 'event_lsn'],
+            {config}
+        ) }}}}
+        {{{{ scd2_audit.scd2_debezium_events(
+            api.Relation.create(schema=target.schema, identifier='{relation}'), ['id']) }}}}
+        """,
+    )
+    properties = {"version": 2, "models": [{"name": "history", "data_tests": list(SCD2_TESTS)}]}
+    project.write("models/history.yml", yaml.safe_dump(properties))
+
+
+def write_events(
+    project: ScratchProject, events: list[tuple], table: str = "raw_events", ddl: str = EVENTS_DDL
+) -> None:
+    """A batch of events (columns: ``ddl``), replacing ``<schema>.<table>``."""
     project.spark.sql(f"create schema if not exists {project.schema}")
-    frame = project.spark.createDataFrame(events, EVENTS_DDL)
+    frame = project.spark.createDataFrame(events, ddl)
     frame.writeTo(project.table(table)).using("iceberg").createOrReplace()
 
 
@@ -1074,19 +1099,7 @@ def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:
     dbt_project.spark.sql(
         f"create table {dbt_project.table('debezium_raw')} using json location '{folder}'"
     )
-    dbt_project.write(
-        "models/history.sql",
-        """
-        {{ config(
-            materialized='scd2_events',
-            unique_key='id',
-            event_order_by=['event_ts', 'event_lsn'],
-            event_old_key_columns=['before_id'],
-        ) }}
-        {{ scd2_audit.scd2_debezium_events(
-            api.Relation.create(schema=target.schema, identifier='debezium_raw'), ['id']) }}
-        """,
-    )
+    write_debezium_model(dbt_project, config="event_old_key_columns=['before_id'],")
     run(dbt_project)
     expected = [
         (1, "Alice", 0, 1, "update"),
@@ -1130,16 +1143,7 @@ def test_debezium_batch_of_deletes_only(dbt_project: ScratchProject, tmp_path) -
         dbt_project.spark.sql(f"drop view if exists {view}")
         dbt_project.spark.sql(f"create view {view} as select * from json.`{folder}`")
 
-    dbt_project.write(
-        "models/history.sql",
-        """
-        {{ config(
-            materialized='scd2_events', unique_key='id', event_order_by=['event_ts', 'event_lsn'],
-        ) }}
-        {{ scd2_audit.scd2_debezium_events(
-            api.Relation.create(schema=target.schema, identifier='debezium_day'), ['id']) }}
-        """,
-    )
+    write_debezium_model(dbt_project, relation="debezium_day")
     # Day 1: two creates.
     batch(
         "day1",
@@ -1345,12 +1349,6 @@ def test_change_feed_and_run_audit_with_several_changes_of_a_key_in_a_run(
         assert [tuple(r) for r in audit] == [(r1, 4, 4, 0, 0, 0, 4), (r2, 5, 3, 2, 3, 1, 4)], name
 
 
-def write_shaped_events(project: ScratchProject, ddl: str, events: list[tuple]) -> None:
-    """A batch of events with columns of its own (``ddl``), replacing ``raw_events``."""
-    frame = project.spark.createDataFrame(events, ddl)
-    frame.writeTo(project.table("raw_events")).using("iceberg").createOrReplace()
-
-
 def shaped_versions(project: ScratchProject, columns: str) -> list[tuple]:
     """(id, <columns>, valid from hour, valid to hour or None, closed_as) per version."""
     rows = project.spark.sql(
@@ -1377,31 +1375,30 @@ def test_events_whose_columns_change_keep_their_history(dbt_project: ScratchProj
     spark = dbt_project.spark
     base = "op string, ts timestamp, lsn bigint, before_id int"
     write_model(dbt_project)
-    spark.sql(f"create schema if not exists {dbt_project.schema}")
 
     # Run 1: id, name.
-    write_shaped_events(
+    write_events(
         dbt_project,
-        f"id int, name string, {base}",
         [
             (1, "Alice", "r", at(0), 0, None),
             (2, "Bob", "r", at(0), 0, None),
             (3, "Cy", "r", at(0), 0, None),
         ],
+        ddl=f"id int, name string, {base}",
     )
     run(dbt_project)
 
     # Run 2: the events gain tier (string) and points (int). id 1 gets a tier: a change;
     # id 2's update has the values it had and no tier: a no-op; id 4 is new.
     ddl2 = f"id int, name string, tier string, points int, {base}"
-    write_shaped_events(
+    write_events(
         dbt_project,
-        ddl2,
         [
             (1, "Alice", "gold", 10, "u", at(1), 0, 1),
             (2, "Bob", None, None, "u", at(2), 0, 2),
             (4, "Dee", "silver", 5, "c", at(3), 0, None),
         ],
+        ddl=ddl2,
     )
     commits = iceberg_commits(dbt_project, "history")
     run(dbt_project)
@@ -1421,20 +1418,20 @@ def test_events_whose_columns_change_keep_their_history(dbt_project: ScratchProj
     # the columns.
     before = all_rows(dbt_project, "history")
     commits = iceberg_commits(dbt_project, "history")
-    write_shaped_events(
+    write_events(
         dbt_project,
-        f"id int, name string, tier string, points int, score double, {base}",
         [
             (1, "Alice", "gold", 10, 1.5, "u", at(4), 0, 1),
             (2, "Bob", None, None, 2.0, "x", at(4), 0, 2),
         ],
+        ddl=f"id int, name string, tier string, points int, score double, {base}",
     )
     assert "malformed" in failure(dbt_project)
     # A type the history cannot follow (name as a number) fails too, naming the column.
-    write_shaped_events(
+    write_events(
         dbt_project,
-        f"id int, name int, tier string, points int, {base}",
         [(1, 7, "gold", 10, "u", at(4), 0, 1)],
+        ddl=f"id int, name int, tier string, points int, {base}",
     )
     message = failure(dbt_project)
     assert "name is string in the table but int in the events" in message
@@ -1446,14 +1443,14 @@ def test_events_whose_columns_change_keep_their_history(dbt_project: ScratchProj
     # Run 3: the events no longer carry name, and points is a bigint now. id 1's new tier is
     # a change (its version keeps no name); id 3's update with the tier it has is a no-op,
     # as the gone name is not compared; id 2 is deleted.
-    write_shaped_events(
+    write_events(
         dbt_project,
-        f"id int, tier string, points bigint, {base}",
         [
             (1, "platinum", 5_000_000_000, "u", at(5), 0, 1),
             (3, None, None, "u", at(6), 0, 3),
             (2, None, None, "d", at(7), 0, None),
         ],
+        ddl=f"id int, tier string, points bigint, {base}",
     )
     run(dbt_project)
     assert spark.table(dbt_project.table("history")).columns == columns
@@ -1480,18 +1477,15 @@ def test_the_quarantine_follows_the_events_columns(dbt_project: ScratchProject) 
     spark = dbt_project.spark
     base = "op string, ts timestamp, lsn bigint, before_id int"
     write_model(dbt_project)
-    spark.sql(f"create schema if not exists {dbt_project.schema}")
-    write_shaped_events(
-        dbt_project, f"id int, name string, {base}", [(1, "Alice", "r", at(5), 0, None)]
+    write_events(
+        dbt_project, [(1, "Alice", "r", at(5), 0, None)], ddl=f"id int, name string, {base}"
     )
     run(dbt_project)
     # Late (before id 1's version began, other values): quarantined, creating the table.
-    write_shaped_events(dbt_project, f"id int, name string, {base}", [(1, "Al", "u", at(1), 0, 1)])
+    write_events(dbt_project, [(1, "Al", "u", at(1), 0, 1)], ddl=f"id int, name string, {base}")
     run(dbt_project)
     # The events gain tier and lose name; another late event.
-    write_shaped_events(
-        dbt_project, f"id int, tier string, {base}", [(1, "gold", "u", at(2), 0, 1)]
-    )
+    write_events(dbt_project, [(1, "gold", "u", at(2), 0, 1)], ddl=f"id int, tier string, {base}")
     run(dbt_project)
     rows = spark.sql(
         f"select name, tier, hour(ts) as hour, scd2_reason from "
@@ -1507,20 +1501,7 @@ def test_debezium_events_with_a_new_field(dbt_project: ScratchProject, tmp_path)
     spark = dbt_project.spark
     spark.sql(f"create schema if not exists {dbt_project.schema}")
     raw = dbt_project.table("debezium_raw")
-    dbt_project.write(
-        "models/history.sql",
-        """
-        {{ config(
-            materialized='scd2_events',
-            unique_key='id',
-            event_order_by=['event_ts', 'event_lsn'],
-        ) }}
-        {{ scd2_audit.scd2_debezium_events(
-            api.Relation.create(schema=target.schema, identifier='debezium_raw'), ['id']) }}
-        """,
-    )
-    properties = {"version": 2, "models": [{"name": "history", "data_tests": list(SCD2_TESTS)}]}
-    dbt_project.write("models/history.yml", yaml.safe_dump(properties))
+    write_debezium_model(dbt_project)
 
     def batch(name: str, lines: list[str]) -> None:
         folder = tmp_path / name
