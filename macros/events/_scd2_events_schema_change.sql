@@ -3,7 +3,7 @@
         Before a later run reads anything: how the existing table (its `table_columns`, dbt
         Column objects, in table order) must change for this run's events (`event_types`:
         lower-case name -> Spark type), with the rules of the snapshots
-        (_scd2_schema_change, docs/snapshot-metadata.md "When the source changes shape"):
+        (_scd2_column_changes, docs/snapshot-metadata.md "When the source changes shape"):
         - added: value columns the events have and the table lacks (a new source column):
           added to the table, NULL in the versions already there;
         - removed: columns of the table the events no longer carry: kept with their history,
@@ -45,21 +45,25 @@
             ~ "the settings, or rebuild with --full-refresh from a relation holding every "
             ~ "event.") }}
     {%- endif -%}
-    {%- set change = {'added': {}, 'removed': {}, 'widened': {}, 'changed': false} -%}
-    {%- set incompatible = [] -%}
+    {%- set data_types = {} -%}
+    {%- for name in data -%}
+        {%- do data_types.update({name: types[name]}) -%}
+    {%- endfor -%}
+    {%- set new_columns = [] -%}
     {%- for name in wanted -%}
-        {%- set event_type = event_types.get(name) or '' -%}
-        {%- if name not in data -%}
-            {%- do change.added.update({name: event_type}) -%}
-        {%- else -%}
-            {%- set verdict = scd2_audit._scd2_type_change(types[name], event_type) -%}
-            {%- if verdict == 'widen' -%}
-                {%- do change.widened.update({name: event_type}) -%}
-            {%- elif verdict == 'incompatible' -%}
-                {%- do incompatible.append(name ~ " is " ~ types[name] ~ " in the table but "
-                    ~ event_type ~ " in the events") -%}
-            {%- endif -%}
-        {%- endif -%}
+        {%- do new_columns.append([name, event_types.get(name) or '']) -%}
+    {%- endfor -%}
+    {%- set classified = scd2_audit._scd2_column_changes(data_types, new_columns) -%}
+    {%- set change = {
+        'added': {}, 'removed': {}, 'widened': classified.widened, 'changed': false,
+    } -%}
+    {%- for name in classified.added -%}
+        {%- do change.added.update({name: event_types.get(name) or ''}) -%}
+    {%- endfor -%}
+    {%- set incompatible = [] -%}
+    {%- for name, table_type, event_type in classified.incompatible -%}
+        {%- do incompatible.append(name ~ " is " ~ table_type ~ " in the table but "
+            ~ event_type ~ " in the events") -%}
     {%- endfor -%}
     {%- if incompatible -%}
         {{ exceptions.raise_compiler_error(

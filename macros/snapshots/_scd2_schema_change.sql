@@ -1,9 +1,10 @@
 {% macro _scd2_schema_change(staging_relation, target_relation) -%}
     {#-
-        How the snapshot table's columns must change for this run's staging rows, compared
-        by name without regard to case (Spark's own rule; a Hive-backed view reports its
-        columns in lower case, so dbt's case-sensitive get_missing_columns took an upper-case
-        meta column for a new one and failed with FIELDS_ALREADY_EXISTS):
+        How the snapshot table's columns must change for this run's staging rows
+        (_scd2_column_changes, the rule scd2_events follows too), compared by name without
+        regard to case (Spark's own rule; a Hive-backed view reports its columns in lower
+        case, so dbt's case-sensitive get_missing_columns took an upper-case meta column for
+        a new one and failed with FIELDS_ALREADY_EXISTS):
         - added: staging columns the table lacks (a new source column);
         - widened: {lower-case name: type} for table columns whose type must widen to hold
           the source's values, as Iceberg allows it in place: int to bigint, float to double,
@@ -23,27 +24,22 @@
     {%- for col in target_columns -%}
         {%- do target_types.update({col.name | lower: col.dtype}) -%}
     {%- endfor -%}
+    {%- set new_columns = [] -%}
+    {%- for col in staging_columns if (col.name | lower) not in ignored -%}
+        {%- do new_columns.append([col.name, col.dtype]) -%}
+    {%- endfor -%}
+    {%- set classified = scd2_audit._scd2_column_changes(target_types, new_columns) -%}
     {%- set change = {
-        'added': [],
-        'widened': {},
+        'added': staging_columns | selectattr('name', 'in', classified.added) | list,
+        'widened': classified.widened,
         'changed': false,
         'target_columns': target_columns,
         'staging_columns': staging_columns,
     } -%}
     {%- set incompatible = [] -%}
-    {%- for col in staging_columns if (col.name | lower) not in ignored -%}
-        {%- set name = col.name | lower -%}
-        {%- if name not in target_types -%}
-            {%- do change.added.append(col) -%}
-        {%- else -%}
-            {%- set verdict = scd2_audit._scd2_type_change(target_types[name], col.dtype) -%}
-            {%- if verdict == 'widen' -%}
-                {%- do change.widened.update({name: col.dtype}) -%}
-            {%- elif verdict == 'incompatible' -%}
-                {%- do incompatible.append(col.name ~ " is " ~ target_types[name]
-                    ~ " in the snapshot table but " ~ col.dtype ~ " in the snapshot's query") -%}
-            {%- endif -%}
-        {%- endif -%}
+    {%- for name, table_type, source_type in classified.incompatible -%}
+        {%- do incompatible.append(name ~ " is " ~ table_type
+            ~ " in the snapshot table but " ~ source_type ~ " in the snapshot's query") -%}
     {%- endfor -%}
     {%- if incompatible -%}
         {%- do adapter.drop_relation(staging_relation) -%}
