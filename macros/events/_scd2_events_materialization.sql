@@ -252,11 +252,8 @@
                 {%- if main_now != base_snapshot -%}
                     {% do scd2_audit._scd2_events_drop_views(views, cached) %}
                     {% do scd2_audit._scd2_events_set_conf(conf_before, restore=true) %}
-                    {{ exceptions.raise_compiler_error(
-                        "scd2_events model " ~ ctx.name ~ ": another write committed to "
-                        ~ target_relation ~ " while this run ran (its snapshot moved from "
-                        ~ base_snapshot ~ " to " ~ main_now ~ "). Nothing was written. Run "
-                        ~ "the model again, one run at a time.") }}
+                    {% do scd2_audit._scd2_events_raise_moved(
+                        ctx, target_relation, base_snapshot, main_now) %}
                 {%- endif -%}
             {%- elif base_snapshot is not none -%}
                 {%- set write_to = scd2_audit._scd2_events_create_branch(

@@ -18,10 +18,6 @@
     {% do scd2_audit._scd2_run_sql('alter table ' ~ relation ~ ' drop branch if exists '
         ~ branch) %}
     {%- if main != base_snapshot -%}
-        {{ exceptions.raise_compiler_error(
-            "scd2_events model " ~ ctx.name ~ ": another write committed to " ~ relation
-            ~ " while this run ran (its snapshot moved from " ~ base_snapshot ~ " to " ~ main
-            ~ "), so this run's versions, computed from the table as it was, were not "
-            ~ "written. Nothing was written. Run the model again, one run at a time.") }}
+        {% do scd2_audit._scd2_events_raise_moved(ctx, relation, base_snapshot, main) %}
     {%- endif -%}
 {%- endmacro %}
