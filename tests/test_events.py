@@ -534,7 +534,7 @@ def test_ambiguous_events_fail(dbt_project: ScratchProject) -> None:
     assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
 
 
-def test_events_of_a_time_that_is_no_timestamp_a_map_a_void_or_a_working_column_name_are_refused(
+def test_events_of_a_time_that_is_no_timestamp_a_map_a_void_a_bad_name_or_old_key_are_refused(
     dbt_project: ScratchProject,
 ) -> None:
     """Columns the run cannot order, compare or name fail it before anything is written,
@@ -565,6 +565,13 @@ def test_events_of_a_time_that_is_no_timestamp_a_map_a_void_or_a_working_column_
         ],
         "*, name as scd2_values": ["['scd2_values'] start with scd2_"],
         "*, name as `e-Mail`": ["['e-mail'] are not plain names", "`e-mail` as e_mail"],
+        # Spark reads an unquoted true, false or null as a value, not a column.
+        "*, name as `true`": ["['true'] are not plain names", "`true` as true_value"],
+        "id, name, op, ts, lsn, cast(before_id as string) as before_id": [
+            "event_old_key_columns: before_id is string but the key column it stands for, id,"
+            " is int",
+            "cast(before_id as int) as before_id",
+        ],
     }
     for columns, parts in refused.items():
         select = f"select {columns} from {{{{ target.schema }}}}.raw_events"
@@ -1543,3 +1550,157 @@ def test_debezium_events_with_a_new_field(dbt_project: ScratchProject, tmp_path)
         (3, "Cy", None, 2, None, None),
     ]
     assert_generic_tests_pass(dbt_project)
+
+
+def test_debezium_batch_where_a_field_is_null_on_every_line(
+    dbt_project: ScratchProject, tmp_path
+) -> None:
+    """Spark types a JSON field that is null on every line of a batch as a string: a bigint
+    column of the table then takes that batch's NULLs as bigint, with no type change."""
+    spark = dbt_project.spark
+    spark.sql(f"create schema if not exists {dbt_project.schema}")
+    raw = dbt_project.table("debezium_raw")
+    write_debezium_model(dbt_project)
+
+    def batch(name: str, lines: list[str]) -> None:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "part-0.json").write_text("\n".join(lines) + "\n")
+        spark.sql(f"drop table if exists {raw}")
+        spark.sql(f"create table {raw} using json location '{folder}'")
+        spark.sql(f"refresh table {raw}")
+
+    batch(
+        "day1",
+        [
+            debezium_line("r", None, {"id": 1, "name": "Al", "age": 30}, T0_MS, 10),
+            debezium_line("r", None, {"id": 2, "name": "Bo", "age": 40}, T0_MS, 11),
+        ],
+    )
+    run(dbt_project)
+    batch(
+        "day2",
+        [
+            debezium_line(
+                "u",
+                {"id": 1, "name": "Al", "age": None},
+                {"id": 1, "name": "Al", "age": None},
+                T0_MS + HOUR_MS,
+                12,
+            )
+        ],
+    )
+    assert dict(spark.table(raw).select("after.*").dtypes)["age"] == "string"
+    run(dbt_project)
+    assert shaped_versions(dbt_project, "name, age") == [
+        (1, "Al", 30, 0, 1, "update"),
+        (1, "Al", None, 1, None, None),
+        (2, "Bo", 40, 0, None, None),
+    ]
+    assert dict(spark.table(dbt_project.table("history")).dtypes)["age"] == "bigint"
+
+
+def quarantined(project: ScratchProject, columns: str = "id, name") -> list[tuple]:
+    table = project.table("history__quarantine")
+    return sorted(
+        (tuple(r) for r in project.spark.sql(f"select {columns} from {table}").collect()),
+        key=str,
+    )
+
+
+def test_an_event_is_one_event_whatever_else_the_select_adds_or_where_its_nulls_are(
+    dbt_project: ScratchProject,
+) -> None:
+    """An event's id is a hash of its key, operation, ordering, old-key and value columns, and
+    of which of them are NULL: a load time the model's select adds (a new value at each read)
+    does not lose the events set aside when the quarantine reads them again, and two events
+    that differ only in which column is NULL are two events."""
+    write_model(
+        dbt_project,
+        "event_value_columns=['name'], on_malformed_event='quarantine',",
+    )
+    model = dbt_project.root / "models" / "history.sql"
+    model.write_text(model.read_text().replace("select *", "select *, current_timestamp() as t"))
+    write_events(dbt_project, [ev("c", 1, "A", 0), ev("u", 1, "B", 5, old=1)])
+    run(dbt_project)
+    # a late update of 1, a malformed create (null key), a new key
+    write_events(
+        dbt_project, [ev("u", 1, "X", 3, old=1), ev("c", None, "N", 6), ev("c", 2, "C", 1)]
+    )
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [
+        (1, "A", 0, 5, "update"),
+        (1, "B", 5, None, None),
+        (2, "C", 1, None, None),
+    ]
+    assert quarantined(dbt_project) == sorted([(1, "X"), (None, "N")], key=str)
+    run(dbt_project)  # a replay quarantines nothing again
+    assert len(quarantined(dbt_project)) == 2
+
+    # (NULL, 'k1') and ('k1', NULL) in two string columns: xxhash64 alone hashes them alike
+    dbt_project.write(
+        "models/history.sql",
+        """
+        {{ config(materialized='scd2_events', unique_key='id', event_order_by=['ts', 'lsn'],
+                  on_malformed_event='quarantine', event_quarantine='q2') }}
+        select * from {{ target.schema }}.raw_pairs
+        """,
+    )
+    ddl = "src string, id string, name string, op string, ts timestamp, lsn bigint"
+    write_events(
+        dbt_project,
+        [(None, "k1", "n", "c", at(0), 0), ("k1", None, "n", "c", at(0), 0)],
+        table="raw_pairs",
+        ddl=ddl,
+    )
+    run(dbt_project, "--full-refresh")
+    rows = dbt_project.spark.sql(f"select id, name from {dbt_project.table('history')}").collect()
+    assert [tuple(r) for r in rows] == [("k1", "n")]
+    q2 = dbt_project.spark.sql(f"select src, id, scd2_reason from {dbt_project.table('q2')}")
+    assert [tuple(r) for r in q2.collect()] == [("k1", None, "malformed: null key")]
+
+
+def test_keys_holding_the_separator_and_a_key_change_into_the_same_values(
+    dbt_project: ScratchProject,
+) -> None:
+    """dbt_scd_id tells ('a|b', 'c') from ('a', 'b|c') at one position; a key change into a key
+    whose open version has the same values opens a version that records the key it came
+    from (docs/events.md)."""
+    dbt_project.write(
+        "models/history.sql",
+        """
+        {{ config(materialized='scd2_events', unique_key=['k1', 'k2'],
+                  event_order_by=['ts', 'lsn'], event_old_key_columns=['old1', 'old2']) }}
+        select * from {{ target.schema }}.raw_events
+        """,
+    )
+    ddl = "k1 string, k2 string, name string, op string, ts timestamp, lsn bigint, "
+    ddl += "old1 string, old2 string"
+    write_events(
+        dbt_project,
+        [
+            ("a|b", "c", "same", "c", at(0), 0, None, None),
+            ("a", "b|c", "same", "c", at(0), 0, None, None),
+        ],
+        ddl=ddl,
+    )
+    run(dbt_project)
+    table = dbt_project.table("history")
+    ids = dbt_project.spark.sql(f"select distinct dbt_scd_id from {table}").count()
+    assert ids == 2
+    # ('a|b', 'c') becomes ('a', 'b|c'), which already holds 'same'
+    write_events(dbt_project, [("a", "b|c", "same", "u", at(1), 0, "a|b", "c")], ddl=ddl)
+    run(dbt_project)
+    rows = dbt_project.spark.sql(
+        f"""
+        select k1, k2, name, hour(dbt_valid_from), hour(dbt_valid_to), event_closed_as,
+            event_previous_key.k1 as from_k1
+        from {table} order by k1, k2, dbt_valid_from
+        """
+    ).collect()
+    assert [tuple(r) for r in rows] == [
+        ("a", "b|c", "same", 0, 1, "update", None),
+        ("a", "b|c", "same", 1, None, None, "a|b"),
+        ("a|b", "c", "same", 0, 1, "key_change", None),
+    ]
+    assert dbt_project.spark.sql(f"select distinct dbt_scd_id from {table}").count() == 3

@@ -5,14 +5,18 @@
         - key_columns (unique_key as a list), op (event_op_column), codes (event_op_codes:
           role -> code, roles create, update, delete and read), order_by (event_order_by: the
           event time first, then tie-breakers), old_key_columns (event_old_key_columns, aligned
-          with key_columns, or []), hard_deletes, on_late ('quarantine' or 'fail'),
+          with key_columns, or []), old_key_values (the old key columns as SQL of their
+          key's type), hard_deletes, on_late ('quarantine' or 'fail'),
           on_malformed ('fail' or 'quarantine'), quarantine (the quarantine table's relation);
         - columns, audit, events: dbt's, the audit and the event metadata column names;
           high_end: the high-end timestamp as SQL; valid_to_current: dbt_valid_to_current,
           as for snapshots (the open versions' dbt_valid_to), or none;
         - with `event_columns` (the events relation's column names, lower case): value_columns
           (event_value_columns, default every column that is not a key, the operation, an
-          ordering or an old-key column), checked against those columns; with `event_types`
+          ordering or an old-key column), checked against those columns; identity_columns:
+          the key, operation, ordering, old-key and value columns in the events' order, which
+          make an event what it is (_scd2_events_event_id: two deliveries of one change that
+          differ in other columns, a load time or a file name, are one event); with `event_types`
           (lower-case name -> Spark type), the event time must be a timestamp or a date (it
           becomes dbt_valid_from) and no column may hold a map (Spark can neither hash nor
           compare maps, so duplicates and no-ops could not be recognised) or be an untyped
@@ -125,6 +129,8 @@
         'high_end': scd2_audit.scd2_high_end_ts(),
         'valid_to_current': config.get('dbt_valid_to_current'),
         'value_columns': [],
+        'identity_columns': [],
+        'old_key_values': old_keys,
         'event_columns': event_columns or [],
         'added_columns': {},
         'removed_columns': {},
@@ -174,15 +180,17 @@
             needs quoting would fail there with Spark's syntax error instead. -#}
         {%- set unplain = [] -%}
         {%- for column in (roles + values) | unique
-            if scd2_audit._scd2_plain_name(column) != column -%}
+            if scd2_audit._scd2_plain_name(column) != column
+                or column in ['true', 'false', 'null'] -%}
             {%- do unplain.append(column) -%}
         {%- endfor -%}
         {%- if unplain -%}
+            {%- set plain = scd2_audit._scd2_plain_name(unplain[0]) -%}
             {%- do problems.append("event column(s) " ~ unplain ~ " are not plain names "
-                ~ "(letters, digits and underscores, not starting with a digit), which the "
-                ~ "run's SQL needs: rename them in the model's select, e.g. `"
-                ~ unplain[0] | replace('`', '``') ~ "` as "
-                ~ scd2_audit._scd2_plain_name(unplain[0])) -%}
+                ~ "(letters, digits and underscores, not starting with a digit, and not true, "
+                ~ "false or null, which Spark reads as values), which the run's SQL needs: "
+                ~ "rename them in the model's select, e.g. `" ~ unplain[0] | replace('`', '``')
+                ~ "` as " ~ (plain ~ '_value' if plain in ['true', 'false', 'null'] else plain)) -%}
         {%- endif -%}
         {%- set time_type = (event_types or {}).get(order_by[0]) -%}
         {%- if time_type and time_type not in scd2_audit._scd2_validity_types() -%}
@@ -214,7 +222,30 @@
                 ~ "could not be recognised: turn each into a comparable value in the model's "
                 ~ "select, e.g. array_sort(map_entries(" ~ maps[0] ~ ")) as " ~ maps[0]) -%}
         {%- endif -%}
-        {%- do context.update({'value_columns': values}) -%}
+        {#- An old key is compared with, and becomes, a key: of the key's type, or of one
+            the key's type holds (then cast). -#}
+        {%- set old_key_values = [] -%}
+        {%- for old in old_keys -%}
+            {%- set key_type = (event_types or {}).get(keys[loop.index0]) -%}
+            {%- set old_type = (event_types or {}).get(old) -%}
+            {%- set verdict = scd2_audit._scd2_type_change(key_type, old_type)
+                if key_type and old_type else 'same' -%}
+            {%- if verdict == 'same' -%}
+                {%- do old_key_values.append(old) -%}
+            {%- elif verdict == 'fits' -%}
+                {%- do old_key_values.append('cast(' ~ old ~ ' as ' ~ key_type ~ ')') -%}
+            {%- else -%}
+                {%- do problems.append("event_old_key_columns: " ~ old ~ " is " ~ old_type
+                    ~ " but the key column it stands for, " ~ keys[loop.index0] ~ ", is "
+                    ~ key_type ~ ": cast one to the other's type in the model's select, e.g. "
+                    ~ "cast(" ~ old ~ " as " ~ key_type ~ ") as " ~ old) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- do context.update({
+            'old_key_values': old_key_values,
+            'value_columns': values,
+            'identity_columns': event_columns | select('in', roles + values) | list,
+        }) -%}
     {%- endif -%}
 
     {%- if problems and execute -%}

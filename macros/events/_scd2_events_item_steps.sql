@@ -21,7 +21,7 @@
         - 'ambiguous': another item of its key has the same position but other contents:
           their order is unknown (an event_order_by tie-breaker is missing);
         - 'malformed': scd2_problem says why (on_malformed_event).
-        scd2_event_id identifies the event an item came from (a hash of all its columns), so
+        scd2_event_id identifies the event an item came from (_scd2_events_event_id), so
         that an event is applied or set aside whole.
         Returned as steps, [name, select] or [name, select, guard] in order, each reading the
         earlier ones as `<prefix><name>`: the materialization makes each a temporary view,
@@ -41,7 +41,8 @@
     {%- set e = ctx.events -%}
     {%- set time = ctx.order_by[0] -%}
     {%- set key_struct = scd2_audit._scd2_named_struct(keys) -%}
-    {%- set old_struct = scd2_audit._scd2_named_struct(olds, keys) if olds else none -%}
+    {%- set old_struct = scd2_audit._scd2_named_struct(ctx.old_key_values, keys)
+        if olds else none -%}
     {%- set value_struct = scd2_audit._scd2_named_struct(values) -%}
     {%- set position = scd2_audit._scd2_named_struct(ctx.order_by) -%}
     {%- set key_is_null = '(' ~ keys | join(' is null or ') ~ ' is null)' -%}
@@ -51,7 +52,7 @@
     {%- set scd2_classified -%}
         select
             *,
-            xxhash64(*) as scd2_event_id,
+            {{ scd2_audit._scd2_events_event_id(ctx) }} as scd2_event_id,
             {{ position }} as scd2_position,
             case
                 when {{ ctx.op }} is null
@@ -94,8 +95,10 @@
             scd2_kind,
             {%- for key in keys %}
             {%- if olds %}
-            case when scd2_kind = 'key_change' then {{ olds[loop.index0] }} else {{ key }} end
-                as {{ key }},
+            case
+                when scd2_kind = 'key_change' then {{ ctx.old_key_values[loop.index0] }}
+                else {{ key }}
+            end as {{ key }},
             {%- else %}
             {{ key }},
             {%- endif %}
@@ -125,7 +128,8 @@
 
     {%- set scd2_distinct_items -%}
         {#- Duplicate events in the batch give identical items: one is kept, under the
-            smallest of their event ids. #}
+            smallest of their event ids. A malformed item does not hold its event's values,
+            so two malformed events alike in all else stay two items: each is set aside. #}
         select
             min(scd2_event_id) as scd2_event_id,
             {%- for column in item_columns %}
@@ -134,8 +138,9 @@
         from {{ prefix }}scd2_raw_items
         group by
             {%- for column in item_columns %}
-            {{ column }}{{ ',' if not loop.last }}
+            {{ column }},
             {%- endfor %}
+            case when scd2_kind = 'malformed' then scd2_event_id end
     {%- endset -%}
     {%- do steps.append(['scd2_distinct_items', scd2_distinct_items]) -%}
 

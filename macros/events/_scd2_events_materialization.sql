@@ -89,7 +89,7 @@
         {#- Events whose columns changed since the table was built: new ones are added, gone
             ones kept (NULL from now on), widened types widened, in the run's one commit. -#}
         {%- set schema_change = scd2_audit._scd2_events_schema_change(
-            ctx, existing, existing_described, event_types) -%}
+            ctx, existing, existing_described, event_types, model['compiled_code']) -%}
         {%- do ctx.update({
             'added_columns': schema_change.added, 'removed_columns': schema_change.removed,
         }) -%}
@@ -150,9 +150,24 @@
         'spark.sql.requireAllClusterKeysForCoPartition': 'false',
     }) -%}
 
+    {#- Columns of another type than the table's that hold no value in this batch are read
+        as the table's (_scd2_events_schema_change). -#}
+    {%- set recast = schema_change.recast if schema_change else {} -%}
     {% call statement('scd2_events_view') %}
         create or replace temporary view {{ events_view }} as
+        {%- if recast %}
+        select
+            {%- for column in event_columns %}
+            {%- if column in recast %}
+            cast({{ column }} as {{ recast[column] }}) as {{ column }}
+            {%- else %}
+            {{ column }}
+            {%- endif %}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from ({{ model['compiled_code'] }}) as scd2_events
+        {%- else %}
         {{ model['compiled_code'] }}
+        {%- endif %}
     {% endcall %}
     {%- set views = [events_view] -%}
     {%- set steps = scd2_audit._scd2_events_item_steps(ctx, events_view, target, prefix) -%}
@@ -191,7 +206,8 @@
         {{ scd2_audit._scd2_events_items_sql(marked_view, summary.set_aside > 0) }}
     {% endcall %}
     {%- if summary.set_aside -%}
-        {% do scd2_audit._scd2_events_quarantine(ctx, events_view, items_view) %}
+        {% do scd2_audit._scd2_events_quarantine(
+            ctx, events_view, items_view, views, cached, conf_before) %}
     {%- endif -%}
 
     {%- set versions_sql = scd2_audit._scd2_events_versions_sql(ctx, items_view, not rebuild) -%}

@@ -1,12 +1,15 @@
-{% macro _scd2_events_quarantine(ctx, events, items) -%}
+{% macro _scd2_events_quarantine(ctx, events, items, views, cached, conf_before) -%}
     {#-
         Sets aside, in the quarantine table (ctx.quarantine, created on first use), every
         event with a late, ambiguous or malformed item: the event's own columns, then
         scd2_reason, scd2_process_id (this run's invocation_id), scd2_quarantined_at and
-        scd2_event_hash (a hash of the event's columns). An event already there with the same
-        reason is not added again, so a batch applied twice quarantines its events once.
+        scd2_event_hash (a hash of its identity columns, _scd2_events_context). An event
+        already there with the same reason is not added again, so a batch applied twice
+        quarantines its events once.
         Runs before the versions are written: a run that fails after it leaves the events
-        there, and its rerun adds nothing.
+        there, and its rerun adds nothing. Fails first, dropping the run's `views`, uncaching
+        `cached` and putting back the session settings `conf_before` (as
+        _scd2_events_summary), when an event set aside is not found again in `events`.
     -#}
     {%- set set_aside -%}
         with scd2_reasons as (
@@ -34,10 +37,42 @@
             r.scd2_reason,
             '{{ invocation_id }}' as scd2_process_id,
             {{ snapshot_get_time() }} as scd2_quarantined_at,
-            sha2(to_json(struct({{ ctx.event_columns | join(', ') }})), 256) as scd2_event_hash
-        from (select *, xxhash64(*) as scd2_event_id from {{ events }}) as e
+            sha2(to_json(struct({{ ctx.identity_columns | join(', ') }})), 256)
+                as scd2_event_hash
+        from (
+            select
+                *,
+                {{ scd2_audit._scd2_events_event_id(ctx) }} as scd2_event_id
+            from {{ events }}
+        ) as e
         inner join scd2_reasons as r on e.scd2_event_id = r.scd2_event_id
     {%- endset -%}
+    {#- The events are read again here, for their own columns: every event set aside must be
+        found again, or it would be neither applied nor kept (a relation whose rows changed
+        while the run read it). Checked before anything is written. -#}
+    {%- set found -%}
+        select count(*) as set_aside, count(e.scd2_event_id) as found
+        from (
+            select distinct scd2_event_id
+            from {{ items }}
+            where scd2_status in ('late', 'ambiguous', 'malformed')
+        ) as r
+        left join (
+            select distinct {{ scd2_audit._scd2_events_event_id(ctx) }} as scd2_event_id
+            from {{ events }}
+        ) as e on r.scd2_event_id = e.scd2_event_id
+    {%- endset -%}
+    {%- set counts = run_query(found).rows[0] -%}
+    {%- if counts[0] != counts[1] -%}
+        {% do scd2_audit._scd2_events_drop_views(views, cached) %}
+        {% do scd2_audit._scd2_events_set_conf(conf_before, restore=true) %}
+        {{ exceptions.raise_compiler_error(
+            "scd2_events model " ~ ctx.name ~ ": " ~ (counts[0] - counts[1]) ~ " of the "
+            ~ counts[0] ~ " event(s) this run sets aside are no longer in the events relation "
+            ~ "when it reads them again to write them to " ~ ctx.quarantine ~ ": its rows "
+            ~ "changed while the run read them. Nothing was written. Run the model again once "
+            ~ "the relation holds a stable batch.") }}
+    {%- endif -%}
     {% do scd2_audit._scd2_run_sql('create table if not exists ' ~ ctx.quarantine
         ~ ' using iceberg as select * from (' ~ set_aside ~ ') where false') %}
     {#- Events whose columns changed since the quarantine was created: a new column is added

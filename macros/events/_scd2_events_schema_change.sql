@@ -1,4 +1,4 @@
-{% macro _scd2_events_schema_change(ctx, relation, table_columns, event_types) -%}
+{% macro _scd2_events_schema_change(ctx, relation, table_columns, event_types, events_sql) -%}
     {#-
         Before a later run reads anything: how the existing table (its `table_columns`, dbt
         Column objects, in table order) must change for this run's events (`event_types`:
@@ -19,7 +19,10 @@
         run writes (a table not built by scd2_events, or the model's settings changed), when a
         key column is missing from the table (the unique_key changed), and, naming the column
         and both types, on a type change the history cannot follow.
+        A column whose type the table cannot take but which holds no value in this run's
+        events (`events_sql`, counted only then) is read as the table's type instead.
         Returns {'added': {name: type}, 'removed': {name: type}, 'widened': {name: type},
+        'recast': {name: the table's type, for the events' all-NULL columns of another type},
         'changed': bool, 'columns': the column names the run writes, in the table's order
         after the run (the table's, then the added ones before the metadata columns)}.
     -#}
@@ -60,8 +63,27 @@
     {%- for name in classified.added -%}
         {%- do change.added.update({name: event_types.get(name) or ''}) -%}
     {%- endfor -%}
+    {#- A column of another type that holds no value in this batch is no type change: Spark
+        types a JSON field that is null on every line of a batch as a string. It is read as
+        the table's type (recast). -#}
+    {%- set recast = {} -%}
+    {%- if classified.incompatible -%}
+        {%- set counts -%}
+            select
+                {%- for name, table_type, event_type in classified.incompatible %}
+                count({{ name }}){{ ',' if not loop.last }}
+                {%- endfor %}
+            from ({{ events_sql }}) as scd2_events
+        {%- endset -%}
+        {%- set valued = run_query(counts).rows[0] -%}
+        {%- for name, table_type, event_type in classified.incompatible -%}
+            {%- if valued[loop.index0] == 0 -%}
+                {%- do recast.update({name: table_type}) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
     {%- set incompatible = [] -%}
-    {%- for name, table_type, event_type in classified.incompatible -%}
+    {%- for name, table_type, event_type in classified.incompatible if name not in recast -%}
         {%- do incompatible.append(name ~ " is " ~ table_type ~ " in the table but "
             ~ event_type ~ " in the events") -%}
     {%- endfor -%}
@@ -72,12 +94,16 @@
             ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
             ~ "at the same scale). Nothing was written; the table is unchanged. Cast the column "
             ~ "back to the table's type in the model's select, or select the new values under a "
-            ~ "new column name.") }}
+            ~ "new column name. (Spark types a JSON field that was null on every line of the "
+            ~ "first batch as a string: declare the JSON relation's schema, create table ... "
+            ~ "(op string, before struct<...>, ...) using json location ..., so that every "
+            ~ "batch reads alike.)") }}
     {%- endif -%}
     {%- for name in data if name not in wanted -%}
         {%- do change.removed.update({name: types[name]}) -%}
     {%- endfor -%}
     {%- do change.update({
+        'recast': recast,
         'changed': (change.added | length > 0) or (change.widened | length > 0),
         'columns': data + (change.added.keys() | list) + metadata,
     }) -%}

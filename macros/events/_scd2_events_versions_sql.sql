@@ -13,7 +13,8 @@
           event_last_position (the key's mark), so that an older event arriving later is
           recognised as late. A new version that ends the batch records it likewise.
         Per key, the open version and the new items are put in order of position; an item
-        that changes nothing (an upsert with the values the key already has, a delete of a
+        that changes nothing (an upsert with the values the key already has and no key change
+        into it, a delete of a
         key that is absent or already deleted) is dropped, so it adds no version. A delete
         closes the version before it; with hard_deletes='new_record' it also opens a
         deletion record with that version's values, as dbt's snapshots do.
@@ -97,6 +98,9 @@
                     scd2_prior_is_delete is null
                     or scd2_prior_is_delete
                     or scd2_values != scd2_prior_values
+                    {#- A key change into this key: the version records where it came from,
+                        even with the values the key already had. #}
+                    or scd2_previous_key is not null
                 )
             )
     ),
@@ -127,7 +131,12 @@
             case when scd2_is_delete then scd2_last_values else scd2_values end as scd2_values,
             case
                 when scd2_kind = 'current' then scd2_current_id
-                else md5(concat_ws('|', {{ keys | join(', ') }}, cast(scd2_position as string)))
+                {#- JSON, not the parts joined by '|', which one key holding '|' could
+                    make another's: ('a|b', 'c') and ('a', 'b|c'). #}
+                else md5(to_json(named_struct(
+                    'key', {{ scd2_audit._scd2_named_struct(keys) }},
+                    'position', scd2_position
+                )))
             end as {{ cols.dbt_scd_id }},
             scd2_time as {{ cols.dbt_updated_at }},
             scd2_time as {{ cols.dbt_valid_from }},
