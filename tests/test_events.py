@@ -88,6 +88,17 @@ def write_debezium_model(
     project.write("models/history.yml", yaml.safe_dump(properties))
 
 
+def json_batch(project: ScratchProject, folder, lines: list[str]) -> None:
+    """Debezium lines as the JSON table ``<schema>.debezium_raw``, re-created over ``folder``."""
+    folder.mkdir()
+    (folder / "part-0.json").write_text("\n".join(lines) + "\n")
+    raw = project.table("debezium_raw")
+    project.spark.sql(f"drop table if exists {raw}")
+    project.spark.sql(f"create table {raw} using json location '{folder}'")
+    # Spark 3.5 otherwise keeps reading the dropped table's files under the same name.
+    project.spark.sql(f"refresh table {raw}")
+
+
 def write_events(
     project: ScratchProject, events: list[tuple], table: str = "raw_events", ddl: str = EVENTS_DDL
 ) -> None:
@@ -1507,17 +1518,10 @@ def test_debezium_events_with_a_new_field(dbt_project: ScratchProject, tmp_path)
     a column, and the history that column (NULL before), with no full refresh."""
     spark = dbt_project.spark
     spark.sql(f"create schema if not exists {dbt_project.schema}")
-    raw = dbt_project.table("debezium_raw")
     write_debezium_model(dbt_project)
 
     def batch(name: str, lines: list[str]) -> None:
-        folder = tmp_path / name
-        folder.mkdir()
-        (folder / "part-0.json").write_text("\n".join(lines) + "\n")
-        spark.sql(f"drop table if exists {raw}")
-        spark.sql(f"create table {raw} using json location '{folder}'")
-        # Spark 3.5 otherwise keeps reading the dropped table's files under the same name.
-        spark.sql(f"refresh table {raw}")
+        json_batch(dbt_project, tmp_path / name, lines)
 
     batch(
         "day1",
@@ -1563,12 +1567,7 @@ def test_debezium_batch_where_a_field_is_null_on_every_line(
     write_debezium_model(dbt_project)
 
     def batch(name: str, lines: list[str]) -> None:
-        folder = tmp_path / name
-        folder.mkdir()
-        (folder / "part-0.json").write_text("\n".join(lines) + "\n")
-        spark.sql(f"drop table if exists {raw}")
-        spark.sql(f"create table {raw} using json location '{folder}'")
-        spark.sql(f"refresh table {raw}")
+        json_batch(dbt_project, tmp_path / name, lines)
 
     batch(
         "day1",
