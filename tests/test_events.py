@@ -684,15 +684,37 @@ def test_deletion_records_with_new_record(dbt_project: ScratchProject) -> None:
     write_model(dbt_project, "hard_deletes='new_record',")
     write_events(dbt_project, [ev("c", 1, "A", 0)])
     run(dbt_project)
-    write_events(dbt_project, [ev("d", 1, None, 2), ev("c", 1, "B", 3), ev("d", 2, None, 4)])
+    # run 2: id 1 deleted at 2, created again at 3, moved to id 3 at 5 (a key change)
+    write_events(
+        dbt_project,
+        [
+            ev("d", 1, None, 2),
+            ev("c", 1, "B", 3),
+            ev("d", 2, None, 4),
+            ev("u", 3, "C", 5, old=1),
+        ],
+    )
     run(dbt_project)
-    rows = deletion_history(dbt_project)
-    # A delete of a key that never existed (id 2) changes nothing.
-    assert rows == [
+    # A delete of a key that never existed (id 2) changes nothing; the key change leaves a
+    # deletion record on the old key, as a delete does.
+    assert sorted(deletion_history(dbt_project)) == [
         (1, "A", 0, 2, "False"),
         (1, "A", 2, 3, "True"),
-        (1, "B", 3, None, "False"),
+        (1, "B", 3, 5, "False"),
+        (1, "B", 5, None, "True"),
+        (3, "C", 5, None, "False"),
     ]
+    # run 3: id 1 comes back at 6: its deletion record closes as an update.
+    write_events(dbt_project, [ev("c", 1, "D", 6)])
+    run(dbt_project)
+    closed = dbt_project.spark.sql(
+        f"""
+        select hour(dbt_valid_from), hour(dbt_valid_to), dbt_is_deleted, event_closed_as
+        from {dbt_project.table("history")} where id = 1 and hour(dbt_valid_from) >= 5
+        order by dbt_valid_from
+        """
+    ).collect()
+    assert [tuple(r) for r in closed] == [(5, 6, "True", "update"), (6, None, "False", None)]
     assert_generic_tests_pass(dbt_project)
 
 
