@@ -36,7 +36,7 @@ demo: setup  ## run the main job: day-by-day pipeline on a fresh warehouse
 	$(BIN)/python -m python_helpers.pipeline $(DEMO_ARGS)
 
 test: setup  ## run the test suite (real Spark, dbt and Iceberg)
-	$(BIN)/python -m pytest $(or $(PYTEST_ARGS),-n 2 --dist loadfile)
+	$(BIN)/python -m pytest $(or $(PYTEST_ARGS),-n 2 --dist loadfile --no-loadscope-reorder)
 
 bench: setup  ## benchmarks into BENCHMARKS.md (generator 1M rows; dbt seed 10k/1M vs plain Spark; day-2 snapshot 10k/100k/1M vs stock and CTAS; snapshot days 2-30 at 100k; a day of 1M-key events vs CTAS; make demo against before the seed work; day-2 1M snapshot on a 2-worker cluster vs local)
 	$(BIN)/python -m python_helpers.tooling.bench $(BENCH_ARGS)
