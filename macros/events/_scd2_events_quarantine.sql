@@ -11,23 +11,27 @@
         `cached` and putting back the session settings `conf_before` (as
         _scd2_events_summary), when an event set aside is not found again in `events`.
     -#}
+    {#- The events set aside, each with its reason: one row per event id. -#}
+    {%- set reasons -%}
+        select
+            scd2_event_id,
+            min_by(
+                case scd2_status
+                    when 'malformed' then concat('malformed: ', scd2_problem)
+                    when 'ambiguous' then 'ambiguous: another event of its key has the '
+                        || 'same position (event_order_by) and other contents'
+                    when 'late' then 'late: at or before the last event applied to its '
+                        || 'key, and not what the history holds there'
+                end,
+                case scd2_status when 'malformed' then 1 when 'ambiguous' then 2 else 3 end
+            ) as scd2_reason
+        from {{ items }}
+        where scd2_status in ('late', 'ambiguous', 'malformed')
+        group by scd2_event_id
+    {%- endset -%}
     {%- set set_aside -%}
         with scd2_reasons as (
-            select
-                scd2_event_id,
-                min_by(
-                    case scd2_status
-                        when 'malformed' then concat('malformed: ', scd2_problem)
-                        when 'ambiguous' then 'ambiguous: another event of its key has the '
-                            || 'same position (event_order_by) and other contents'
-                        when 'late' then 'late: at or before the last event applied to its '
-                            || 'key, and not what the history holds there'
-                    end,
-                    case scd2_status when 'malformed' then 1 when 'ambiguous' then 2 else 3 end
-                ) as scd2_reason
-            from {{ items }}
-            where scd2_status in ('late', 'ambiguous', 'malformed')
-            group by scd2_event_id
+            {{ reasons }}
         )
 
         select
@@ -52,11 +56,7 @@
         while the run read it). Checked before anything is written. -#}
     {%- set found -%}
         select count(*) as set_aside, count(e.scd2_event_id) as found
-        from (
-            select distinct scd2_event_id
-            from {{ items }}
-            where scd2_status in ('late', 'ambiguous', 'malformed')
-        ) as r
+        from ({{ reasons }}) as r
         left join (
             select distinct {{ scd2_audit._scd2_events_event_id(ctx) }} as scd2_event_id
             from {{ events }}
