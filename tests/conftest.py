@@ -45,6 +45,17 @@ os.environ.setdefault("DBT_WRITE_JSON", "false")
 enable_test_caching()
 
 
+# The workers' own sessions evaluate expressions interpreted instead of generating and compiling
+# Java code for each query (docs/running-dbt.md, "The test suite"): on the suite's tiny tables
+# the compiling cost more than it saved, 10 to 15% of a file's time. Spark runs both paths in its
+# own tests; the JVMs the tests start (drivers, Thrift servers, a cluster's applications), make
+# demo and make bench keep code generation, so the suite still runs the product on it.
+WORKER_SPARK_CONF = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+}
+
+
 # The test files, heaviest first (seconds of a whole run, 2026-11-26): `make test` hands whole
 # files to its two workers in this order (--dist loadfile --no-loadscope-reorder), so that the
 # run ends on small files instead of one worker running a heavy one alone (xdist's own order,
@@ -78,7 +89,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     os.environ["LAKEHOUSE_DIR"] = str(tmp_path_factory.mktemp("lakehouse"))
-    session = lakehouse_session("scd2-lakehouse-tests")
+    session = lakehouse_session("scd2-lakehouse-tests", extra_conf=WORKER_SPARK_CONF)
     yield session
     session.stop()
 

@@ -14,7 +14,7 @@
     left join (
         select distinct scd2_event_id
         from {{ marked }}
-        where scd2_status in ('late', 'ambiguous', 'malformed')
+        where {{ scd2_audit._scd2_events_is_set_aside() }}
     ) as b on m.scd2_event_id = b.scd2_event_id
     {%- else %}
     select

@@ -26,7 +26,7 @@
                 case scd2_status when 'malformed' then 1 when 'ambiguous' then 2 else 3 end
             ) as scd2_reason
         from {{ items }}
-        where scd2_status in ('late', 'ambiguous', 'malformed')
+        where {{ scd2_audit._scd2_events_is_set_aside() }}
         group by scd2_event_id
     {%- endset -%}
     {%- set set_aside -%}
