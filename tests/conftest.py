@@ -62,21 +62,21 @@ WORKER_SPARK_CONF = {
 # by number of tests, started the 330 s cluster file past the middle of the run and left the
 # 69 s adapter suite for last). Files not listed run after these, in collection order.
 HEAVIEST_FIRST = (
-    "test_events.py",  # 564 s
-    "test_cluster.py",  # 330 s
-    "test_snapshot_schema_evolution.py",  # 218 s
-    "test_events_pipeline.py",  # 193 s
-    "test_reliability.py",  # 191 s
-    "test_snapshot_keys_back.py",  # 166 s
-    "test_snapshot_metadata.py",  # 164 s
-    "test_seed_load.py",  # 154 s
-    "test_thrift.py",  # 141 s
-    "test_generate.py",  # 111 s
-    "test_pipeline.py",  # 90 s
-    "test_snapshot_equivalence.py",  # 84 s
-    "test_analytics.py",  # 74 s
-    "test_dbt_adapter_suite.py",  # 69 s
-    "test_snapshot_sql.py",  # 67 s
+    "test_events.py",  # 451 s
+    "test_cluster.py",  # 273 s
+    "test_snapshot_schema_evolution.py",  # 185 s
+    "test_reliability.py",  # 161 s
+    "test_events_pipeline.py",  # 125 s
+    "test_snapshot_metadata.py",  # 115 s
+    "test_snapshot_keys_back.py",  # 114 s
+    "test_thrift.py",  # 106 s
+    "test_dbt_adapter_suite.py",  # 92 s
+    "test_seed_load.py",  # 88 s
+    "test_pipeline.py",  # 79 s
+    "test_generate.py",  # 70 s
+    "test_analytics.py",  # 62 s
+    "test_snapshot_equivalence.py",  # 57 s
+    "test_snapshot_sql.py",  # 37 s
 )
 
 

@@ -339,9 +339,11 @@ def failed_merge(
             history(project, name),
         )
     finally:
-        for view in spark.catalog.listTables():
-            if view.isTemporary and view.name.startswith(f"{name}__dbt_tmp"):
-                spark.catalog.dropTempView(view.name)
+        # SHOW VIEWS, not spark.catalog.listTables(): the latter's result decoding fails without
+        # code generation (WORKER_SPARK_CONF in tests/conftest.py).
+        for view in spark.sql("show views").collect():
+            if view.isTemporary and view.viewName.startswith(f"{name}__dbt_tmp"):
+                spark.catalog.dropTempView(view.viewName)
 
 
 def test_failed_merge_leaves_table_unchanged(failed_merge: FailedMerge) -> None:
