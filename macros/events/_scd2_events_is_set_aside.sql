@@ -1,8 +1,9 @@
-{% macro _scd2_events_is_set_aside(status='scd2_status') -%}
+{% macro _scd2_events_is_set_aside() -%}
     {#-
-        Whether an item's status (_scd2_events_item_steps) sets its event aside, into the
+        Whether an item's scd2_status (_scd2_events_item_steps) sets its event aside, into the
         quarantine or into the run's failure: the one list of those statuses, read by the
-        items (an event is applied or set aside whole) and by the quarantine.
+        items (an event is applied or set aside whole), the summary's count and the
+        quarantine.
     -#}
-    {{ status }} in ('late', 'ambiguous', 'malformed')
+    scd2_status in ('late', 'ambiguous', 'malformed')
 {%- endmacro %}

@@ -26,7 +26,8 @@
                     'problem', scd2_problem
                 )),
                 scd2_position
-            ) as example
+            ) as example,
+            {{ scd2_audit._scd2_events_is_set_aside() }} as set_aside
         from {{ items }}
         group by scd2_status
     {%- endset -%}
@@ -35,10 +36,14 @@
     } -%}
     {%- set examples = {} -%}
     {%- set upserts = {'new': 0, 'noop': 0} -%}
+    {%- set total = namespace(set_aside=0) -%}
     {%- for row in run_query(query).rows -%}
         {%- do counts.update({row[0]: row[1]}) -%}
         {%- do upserts.update({row[0]: row[2]}) -%}
         {%- do examples.update({row[0]: row[3]}) -%}
+        {%- if row[4] -%}
+            {%- set total.set_aside = total.set_aside + row[1] -%}
+        {%- endif -%}
     {%- endfor -%}
     {{ log("scd2_events " ~ ctx.name ~ ": events new " ~ counts.new ~ ", no-op " ~ counts.noop
         ~ ", duplicate " ~ counts.duplicate ~ ", late " ~ counts.late ~ ", ambiguous "
@@ -71,7 +76,7 @@
             ~ ". Nothing was written.") }}
     {%- endif -%}
     {{ return({
-        'set_aside': counts.late + counts.ambiguous + counts.malformed,
+        'set_aside': total.set_aside,
         'applied_upserts': upserts.new + upserts.noop,
         'applied': counts.new + counts.noop,
     }) }}
