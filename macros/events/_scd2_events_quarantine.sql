@@ -41,15 +41,28 @@
             r.scd2_reason,
             '{{ invocation_id }}' as scd2_process_id,
             {{ snapshot_get_time() }} as scd2_quarantined_at,
-            sha2(to_json(struct({{ ctx.identity_columns | join(', ') }})), 256)
+            sha2({{ scd2_audit._scd2_events_json(
+                'struct(' ~ ctx.identity_columns | join(', ') ~ ')') }}, 256)
                 as scd2_event_hash
         from (
+            {#- One row per event: two deliveries of one event in the batch (identical, or
+                differing only in columns that are not its identity, such as a load time) are
+                set aside once, as they are applied once. -#}
             select
                 *,
-                {{ scd2_audit._scd2_events_event_id(ctx) }} as scd2_event_id
-            from {{ events }}
+                row_number() over (
+                    partition by scd2_event_id
+                    order by {{ ctx.event_columns | join(', ') }}
+                ) as scd2_delivery
+            from (
+                select
+                    *,
+                    {{ scd2_audit._scd2_events_event_id(ctx) }} as scd2_event_id
+                from {{ events }}
+            ) as scd2_deliveries
         ) as e
         inner join scd2_reasons as r on e.scd2_event_id = r.scd2_event_id
+        where e.scd2_delivery = 1
     {%- endset -%}
     {#- The events are read again here, for their own columns: every event set aside must be
         found again, or it would be neither applied nor kept (a relation whose rows changed

@@ -63,6 +63,65 @@
     {%- for name in classified.added -%}
         {%- do change.added.update({name: event_types.get(name) or ''}) -%}
     {%- endfor -%}
+    {#- The struct columns the table derives from the events' columns: the positions hold
+        event_order_by's columns (the first one is also dbt_valid_from's type), the previous
+        key the key's. Their fields follow those columns' types as a value column does:
+        widened with them (the run then rewrites the table, as for a widened value column), a
+        narrower type cast on insert, any other change refused. Unchecked, a wider tie-breaker
+        failed only at the write, with Spark's overflow error, and an event time changed from
+        date to timestamp was cut to dates, so that a replayed batch was no longer recognised.
+        A changed event_order_by (a tie-breaker added, dropped or renamed) would compare
+        positions of two shapes: refused, naming both lists. -#}
+    {%- set e = ctx.events -%}
+    {%- set derived = [] -%}
+    {%- for role in ['opened_position', 'closed_position', 'last_position'] -%}
+        {%- if e[role] is defined -%}
+            {%- do derived.append([e[role] | lower, ctx.order_by, 'event_order_by']) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- do derived.append([e.previous_key | lower, ctx.key_columns, 'unique_key']) -%}
+    {%- set derived_incompatible = [] -%}
+    {%- set reshaped = [] -%}
+    {%- for column, expected, setting in derived if types.get(column) -%}
+        {%- set fields = scd2_audit._scd2_struct_fields(types[column]) or [] -%}
+        {%- set names = fields | map('first') | list -%}
+        {%- if names != expected -%}
+            {%- if column in [e.opened_position | lower, e.previous_key | lower] -%}
+                {%- do reshaped.append(column ~ " holds " ~ setting ~ " " ~ names
+                    ~ " but the model's " ~ setting ~ " is " ~ expected) -%}
+            {%- endif -%}
+        {%- else -%}
+            {%- set new_fields = [] -%}
+            {%- set widen = [] -%}
+            {%- for name, field_type in fields -%}
+                {%- set event_type = event_types.get(name) or field_type -%}
+                {%- set verdict = scd2_audit._scd2_type_change(field_type, event_type) -%}
+                {%- if verdict == 'widen' -%}
+                    {%- do widen.append(name) -%}
+                    {%- do new_fields.append(name ~ ':' ~ event_type) -%}
+                {%- else -%}
+                    {%- if verdict == 'incompatible' and setting == 'event_order_by'
+                        and column == e.opened_position | lower -%}
+                        {%- do derived_incompatible.append(name ~ " (" ~ setting ~ ", held in "
+                            ~ column ~ (" and " ~ ctx.columns.dbt_valid_from if loop.first
+                                else "") ~ ") is " ~ field_type ~ " in the table but "
+                            ~ event_type ~ " in the events") -%}
+                    {%- endif -%}
+                    {%- do new_fields.append(name ~ ':' ~ field_type) -%}
+                {%- endif -%}
+            {%- endfor -%}
+            {%- if widen -%}
+                {%- do change.widened.update({column: 'struct<' ~ new_fields | join(',') ~ '>'}) -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if reshaped -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_events model " ~ ctx.name ~ ": the table " ~ relation ~ " was built with "
+            ~ "other ordering or key columns: " ~ reshaped | join('; ') ~ ". Positions "
+            ~ "of two shapes cannot be compared. Nothing was written. Restore the setting, or "
+            ~ "rebuild with --full-refresh from a relation holding every event.") }}
+    {%- endif -%}
     {#- A column of another type that holds no value in this batch is no type change: Spark
         types a JSON field that is null on every line of a batch as a string. It is read as
         the table's type (recast). -#}
@@ -87,6 +146,7 @@
         {%- do incompatible.append(name ~ " is " ~ table_type ~ " in the table but "
             ~ event_type ~ " in the events") -%}
     {%- endfor -%}
+    {%- do incompatible.extend(derived_incompatible) -%}
     {%- if incompatible -%}
         {{ exceptions.raise_compiler_error(
             "scd2_events model " ~ ctx.name ~ ": an event column changed type in a way the "

@@ -17,14 +17,9 @@
             count(*) as items,
             count_if(scd2_kind = 'upsert') as upserts,
             min_by(
-                to_json(named_struct(
-                    {%- for key in keys %}
-                    '{{ key }}', {{ key }},
-                    {%- endfor %}
-                    'position', scd2_position,
-                    'op', scd2_op,
-                    'problem', scd2_problem
-                )),
+                {{ scd2_audit._scd2_events_json(scd2_audit._scd2_named_struct(
+                    keys + ['scd2_position', 'scd2_op', 'scd2_problem'],
+                    keys + ['position', 'op', 'problem'])) }},
                 scd2_position
             ) as example,
             {{ scd2_audit._scd2_events_is_set_aside() }} as set_aside

@@ -133,10 +133,9 @@
                 when scd2_kind = 'current' then scd2_current_id
                 {#- JSON, not the parts joined by '|', which one key holding '|' could
                     make another's: ('a|b', 'c') and ('a', 'b|c'). #}
-                else md5(to_json(named_struct(
-                    'key', {{ scd2_audit._scd2_named_struct(keys) }},
-                    'position', scd2_position
-                )))
+                else md5({{ scd2_audit._scd2_events_json(
+                    "named_struct('key', " ~ scd2_audit._scd2_named_struct(keys)
+                    ~ ", 'position', scd2_position)") }})
             end as {{ cols.dbt_scd_id }},
             scd2_time as {{ cols.dbt_updated_at }},
             scd2_time as {{ cols.dbt_valid_from }},

@@ -123,7 +123,7 @@
     {%- set ref = {} -%}
     {%- set name = {} -%}
     {%- for field in keys + values + sequence -%}
-        {%- do ref.update({field: '`' ~ field | replace('`', '``') ~ '`'}) -%}
+        {%- do ref.update({field: scd2_audit._scd2_quote(field)}) -%}
         {%- do name.update({field: scd2_audit._scd2_plain_name(field)}) -%}
     {%- endfor -%}
     {%- set outputs = {} -%}

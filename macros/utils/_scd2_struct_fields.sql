@@ -1,0 +1,33 @@
+{% macro _scd2_struct_fields(type) -%}
+    {#-
+        The fields of a Spark struct type as `describe` writes it (struct<t:date,lsn:bigint>,
+        struct<a:decimal(10,2),b:array<struct<c:int>>>): a list of [lower-case name, type]
+        pairs, split at the commas outside any <> or (); none when `type` is not a struct.
+        Reads the types of the struct columns an scd2_events table derives from the events'
+        columns (its positions and previous key), without a statement.
+    -#}
+    {%- set text = (type or '') | lower | replace(' ', '') -%}
+    {%- if not (text.startswith('struct<') and text.endswith('>')) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set body = text[7:-1] -%}
+    {%- set parts = [] -%}
+    {%- set state = {'depth': 0, 'start': 0} -%}
+    {%- for i in range(body | length) -%}
+        {%- if body[i] in '<(' -%}
+            {%- do state.update({'depth': state.depth + 1}) -%}
+        {%- elif body[i] in '>)' -%}
+            {%- do state.update({'depth': state.depth - 1}) -%}
+        {%- elif body[i] == ',' and state.depth == 0 -%}
+            {%- do parts.append(body[state.start:i]) -%}
+            {%- do state.update({'start': i + 1}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- do parts.append(body[state.start:]) -%}
+    {%- set fields = [] -%}
+    {%- for part in parts if ':' in part -%}
+        {%- set name, field_type = part.split(':', 1) -%}
+        {%- do fields.append([name | replace('`', ''), field_type]) -%}
+    {%- endfor -%}
+    {{ return(fields) }}
+{%- endmacro %}
