@@ -6,6 +6,8 @@ Every test runs seed, snapshot, change, snapshot on real dbt + Spark + Iceberg; 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from python_helpers.runtime.dbt_invoke import DbtStepError
@@ -456,3 +458,74 @@ def test_mass_delete_guard_rejects_bad_setting(dbt_project: ScratchProject) -> N
     day(dbt_project, HEADER, DAY1)
     with pytest.raises(DbtStepError, match="must be a number from 0 to 1"):
         dbt_project.dbt("snapshot", "--vars", "{scd2_max_delete_share: 'lots'}")
+
+
+def test_timestamp_strategy_with_an_expression_as_updated_at(dbt_project: ScratchProject) -> None:
+    """updated_at may be an expression: dbt's change test writes `source_data.<expression>`
+    (a syntax error from the second run on); the staged dbt_updated_at serves instead."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='timestamp', updated_at='to_timestamp(changed)', "
+        "hard_deletes='invalidate'",
+        select="select id, amount, cast(updated_at as string) as changed from {{ ref('src') }}",
+    )
+    header = "id,amount,updated_at"
+    day(dbt_project, header, ["1,10,2024-01-01 00:00:00", "2,20,2024-01-01 00:00:00"])
+    # Day 2: id 1 changed at 2024-01-02; id 2 as it was.
+    day(dbt_project, header, ["1,11,2024-01-02 00:00:00", "2,20,2024-01-01 00:00:00"])
+    assert [
+        (r["id"], r["amount"], str(r["dbt_valid_from"]), str(r["dbt_valid_to"]))
+        for r in history(dbt_project, "snap")
+    ] == [
+        (1, 10, "2024-01-01 00:00:00", "2024-01-02 00:00:00"),
+        (1, 11, "2024-01-02 00:00:00", "None"),
+        (2, 20, "2024-01-01 00:00:00", "None"),
+    ]
+
+
+def test_hard_deletes_changed_on_a_built_table_fails_and_writes_nothing(
+    dbt_project: ScratchProject,
+) -> None:
+    """hard_deletes is not stored in the table: new_record on a table without dbt_is_deleted,
+    and invalidate on one holding open deletion records, fail with the statement to run; the
+    statement then lets the run go on."""
+    config = "unique_key='id', strategy='check', check_cols='all', hard_deletes="
+    write_snapshot(dbt_project, "snap", config + "'invalidate'")
+    day(dbt_project, HEADER, DAY1)
+    write_snapshot(dbt_project, "snap", config + "'new_record'")
+    dbt_project.write_seed("src", HEADER, DAY2)
+    dbt_project.dbt("seed", "--full-refresh")
+    before = history(dbt_project, "snap")
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    message = str(failure.value)
+    assert "hard_deletes is 'new_record', but the table" in message
+    assert "has no dbt_is_deleted column" in message and "Nothing was written" in message
+    assert history(dbt_project, "snap") == before
+
+    # A table built with new_record, id 3 deleted (an open deletion record), then invalidate.
+    write_snapshot(dbt_project, "snap", config + "'invalidate'")
+    write_snapshot(dbt_project, "snap2", config + "'new_record'")
+    day(dbt_project, HEADER, DAY1)
+    day(dbt_project, HEADER, DAY2)
+    write_snapshot(dbt_project, "snap2", config + "'invalidate'")
+    dbt_project.write_seed("src", HEADER, DAY1)  # id 3 back with its old values
+    dbt_project.dbt("seed", "--full-refresh")
+    before = history(dbt_project, "snap2")
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot", "--select", "snap2")
+    message = str(failure.value)
+    assert "holds open deletion records" in message and "Nothing was written" in message
+    assert history(dbt_project, "snap2") == before
+    statement = re.search(r"delete from .*= 'True'", message)
+    assert statement is not None, message
+    dbt_project.spark.sql(statement.group(0))
+    dbt_project.dbt("snapshot", "--select", "snap2")
+    rows = [r for r in history(dbt_project, "snap2") if r["id"] == 3]
+    # id 3: closed at its delete, then open again from this run; no deletion record left.
+    # With invalidate, dbt_is_deleted is no longer written: NULL in the new version.
+    assert [(r["amount"], r["dbt_is_deleted"], r["dbt_valid_to"] is None) for r in rows] == [
+        (30, "False", False),
+        (30, None, True),
+    ]

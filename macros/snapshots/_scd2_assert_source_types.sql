@@ -26,7 +26,7 @@
     {%- set maps = [] -%}
     {%- for column in query_columns -%}
         {%- set name = column.name if scd2_audit._scd2_is_plain_name(column.name)
-            else '`' ~ column.name | replace('`', '``') ~ '`' -%}
+            else scd2_audit._scd2_quote(column.name) -%}
         {%- set type = column.type | lower -%}
         {%- set described = column.name ~ ' (' ~ type ~ ')' -%}
         {%- if scd2_audit._scd2_type_holds(type, 'void') -%}

@@ -63,7 +63,9 @@
              open version's dbt_updated_at (the source's updated_at it was built from) rather
              than its dbt_valid_from: the two are equal except for a version moved later by
              the first rule, whose later updates dbt's test would not see until updated_at
-             passed the run's time.
+             passed the run's time; and it reads the source's updated_at as the staged
+             dbt_updated_at, so that an expression as updated_at works on later runs too
+             (dbt writes `source_data.<expression>`, a syntax error);
            Deletes keep dbt's run time; the audit columns record every run's own time;
         8. where dbt_valid_from is a date (a date updated_at) or a timestamp without time
            zone, the run's time is cast to that type wherever it dates a version (deletes,
@@ -128,6 +130,13 @@
         {%- set row_changed = row_changed | replace(
             'snapshotted_data.' ~ columns.dbt_valid_from ~ ' <',
             'snapshotted_data.' ~ columns.dbt_updated_at ~ ' <') -%}
+        {#- dbt's test qualifies updated_at with the source's alias, which an expression
+            (updated_at='cast(u as timestamp)') cannot take ("source_data.cast(u ..."): a
+            Spark syntax error from the second run on. The source's dbt_updated_at is that
+            expression's value. -#}
+        {%- set row_changed = row_changed | replace(
+            'source_data.' ~ strategy.updated_at ~ ')',
+            'source_data.' ~ columns.dbt_updated_at ~ ')') -%}
     {%- else -%}
         {%- set opened_at = 's.' ~ columns.dbt_valid_from -%}
     {%- endif -%}
