@@ -289,11 +289,47 @@ def test_malformed_file_fails_and_leaves_yesterdays_table(
 ) -> None:
     table = _day1(dbt_project, "spark_csv")
     before = _iceberg_state(spark, table)
-    # A record with more cells than the header (an unquoted comma).
-    (dbt_project.root / "seeds" / "daily.csv").write_text("id,name,amount\n1,a,1.5\n2,b,c,2.5\n")
+    # A record with more cells than the header (an unquoted comma), then one with fewer, in
+    # a file read line by line and in one read whole (it has a `"`).
+    for text, record in [
+        ("id,name,amount\n1,a,1.5\n2,b,c,2.5\n", "2,b,c,2.5"),
+        ('id,name,amount\n1,"a",1.5\n2,b\n', "2,b"),
+    ]:
+        (dbt_project.root / "seeds" / "daily.csv").write_text(text)
+        step = dbt_project.dbt("seed", check=False)
+        _assert_seed_failed(
+            step,
+            f"Seed 'daily' (seeds/daily.csv): the record '{record}' does not have the header's "
+            "3 cells (id, name, amount)",
+            "Nothing was written; the seed table is unchanged.",
+        )
+        assert _iceberg_state(spark, table) == before
+
+
+def test_a_file_read_whole_skips_blank_lines_and_takes_its_line_ends_from_the_header(
+    dbt_project: ScratchProject, spark: SparkSession
+) -> None:
+    """A file with a `"` is read whole (quoted cells may span lines): a line of blanks is
+    skipped there too, as in a file read line by line; rows ending in CRLF after a header
+    ending in LF keep no CR; a header ending in CRLF before rows ending in LF fails, saying
+    why, and leaves the table as it was."""
+    path = dbt_project.root / "seeds" / "mixed.csv"
+    dbt_project.write("seeds/mixed.yml", seed_properties("mixed", {"id": "int"}))
+    path.write_bytes(b'id,name\n1,"a\r\nb"\r\n   \r\n2,b\r\n3,c\n \t\n4,"d"\r\n')
+    step = dbt_project.dbt("seed")
+    assert step.result.results[0].message == "CREATE 4"
+    table = dbt_project.table("mixed")
+    assert _rows(spark, table) == [(1, "a\r\nb"), (2, "b"), (3, "c"), (4, "d")]
+
+    before = _iceberg_state(spark, table)
+    path.write_bytes(b'id,name\r\n1,"a"\n2,b\n3,c\n')
     step = dbt_project.dbt("seed", check=False)
-    assert str(step.result.results[0].status) == "error"
-    assert "Malformed" in step.result.results[0].message
+    _assert_seed_failed(
+        step,
+        "Seed 'mixed' (seeds/mixed.csv): the record '",
+        "Its lines end otherwise than the header line",
+        "Nothing was written; the seed table is unchanged.",
+    )
     assert _iceberg_state(spark, table) == before
 
 
@@ -467,8 +503,28 @@ def test_blank_lines_are_skipped_and_not_counted(
 
 @pytest.mark.parametrize(
     "header",
-    ["id,name,amount", "id,Id,amount", "id,,amount", "\ufeffid,name,amount", "id, name,amount"],
-    ids=["plain", "same-name-other-case", "empty-name", "byte-order-mark", "spaced-name"],
+    [
+        "id,name,amount",
+        "id,Id,amount",
+        "id,,amount",
+        "\ufeffid,name,amount",
+        "id, name,amount",
+        'id,"na,me","x"',
+        'id,"",name',
+        "id,a,a",
+        "id,a`b,amount",
+    ],
+    ids=[
+        "plain",
+        "same-name-other-case",
+        "empty-name",
+        "byte-order-mark",
+        "spaced-name",
+        "quoted-names",
+        "quoted-empty-name",
+        "repeated-name",
+        "backtick",
+    ],
 )
 def test_column_names_are_the_ones_sparks_reader_gives(
     dbt_project: ScratchProject, spark: SparkSession, header: str

@@ -28,8 +28,8 @@
             select
                 {%- for name in columns %}
                 case
-                    when {{ scd2_audit._scd2_seed_null_sql(adapter.quote(name)) }} then null
-                    else {{ scd2_audit._scd2_seed_trim_sql(adapter.quote(name)) }}
+                    when {{ scd2_audit._scd2_seed_null_sql(scd2_audit._scd2_quote(name)) }} then null
+                    else {{ scd2_audit._scd2_seed_trim_sql(scd2_audit._scd2_quote(name)) }}
                 end as c{{ loop.index0 }}{{ ',' if not loop.last }}
                 {%- endfor %}
             from {{ relation }}

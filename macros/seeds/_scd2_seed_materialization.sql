@@ -41,7 +41,9 @@
     {%- set load_method = scd2_audit._scd2_seed_load_method(model) -%}
     {%- set column_types = model['config'].get('column_types') or {} -%}
     {%- set run_suffix = invocation_id | replace('-', '_') -%}
-    {%- set source = 'scd2_seed_' ~ identifier ~ '_' ~ run_suffix -%}
+    {#- The view's name: the seed's, made a plain name (a file my-seed.csv). -#}
+    {%- set source = 'scd2_seed_' ~ modules.re.sub('[^0-9A-Za-z_]', '_', identifier) ~ '_'
+        ~ run_suffix -%}
     {%- set rows_read = none -%}
     {%- set loaded = none -%}
     {%- if load_method == 'spark_csv' -%}
@@ -49,6 +51,7 @@
         {%- set columns = read['columns'] -%}
         {%- set rows_read = read['rows'] -%}
         {%- set views = [source] -%}
+        {%- set source = read['relation'] -%}
     {%- else -%}
         {%- set loaded = scd2_audit._scd2_seed_row_batches(model, source) -%}
         {%- set columns = loaded['columns'] -%}

@@ -25,7 +25,7 @@
         that a header name needs no quoting in the values' alias list). -#}
     {%- set typed -%}
         {%- for name in columns %}
-            cast(c{{ loop.index }} as string) as {{ adapter.quote(name) }}{{ ',' if not loop.last }}
+            cast(c{{ loop.index }} as string) as {{ scd2_audit._scd2_quote(name) }}{{ ',' if not loop.last }}
         {%- endfor %}
     {%- endset -%}
     {%- set batches = [] -%}
@@ -71,7 +71,7 @@
         {%- set rows_sql -%}
             select
                 {%- for name in columns %}
-                cast(null as string) as {{ adapter.quote(name) }}{{ ',' if not loop.last }}
+                cast(null as string) as {{ scd2_audit._scd2_quote(name) }}{{ ',' if not loop.last }}
                 {%- endfor %}
             limit 0
         {%- endset -%}

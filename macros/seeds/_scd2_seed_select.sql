@@ -13,10 +13,10 @@
         does; their integers go through double as dbt's Python float binding does, unless they
         are plain integers, which are cast exactly.
     -#}
-    {%- set first = adapter.quote(columns[0]) -%}
+    {%- set first = scd2_audit._scd2_quote(columns[0]) -%}
     select
         {%- for name in columns %}
-        {%- set cell = adapter.quote(name) %}
+        {%- set cell = scd2_audit._scd2_quote(name) %}
         {%- set type = types[name] | string | trim %}
         {%- set value = scd2_audit._scd2_seed_trim_sql(cell) if name in inferred else cell %}
         {%- set base_type = type | lower | replace(' ', '') %}
