@@ -68,7 +68,6 @@
         its first line: a header ending in LF before rows ending in CRLF leaves a CR at the
         end of each row's last cell, taken off here (a CR ending a quoted last cell goes too;
         dbt's own reader turns it into a line feed). -#}
-    {%- set last = names | last -%}
     {%- set where = "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): the "
         ~ "record '" -%}
     {%- set width = "' does not have the header's " ~ names | length ~ " cells ("
