@@ -484,12 +484,11 @@ def test_timestamp_strategy_with_an_expression_as_updated_at(dbt_project: Scratc
     ]
 
 
-def test_hard_deletes_changed_on_a_built_table_fails_and_writes_nothing(
-    dbt_project: ScratchProject,
-) -> None:
-    """hard_deletes is not stored in the table: new_record on a table without dbt_is_deleted,
-    and invalidate on one holding open deletion records, fail with the statement to run; the
-    statement then lets the run go on."""
+def test_hard_deletes_changed_on_a_built_table(dbt_project: ScratchProject) -> None:
+    """hard_deletes is not stored in the table. new_record on a table without dbt_is_deleted
+    fails with the statements that add it, writing nothing. Back to invalidate on a table
+    holding an open deletion record, a key that returns with the deleted row's values opens a
+    version and closes the record (read as a live row, it kept the key deleted)."""
     config = "unique_key='id', strategy='check', check_cols='all', hard_deletes="
     write_snapshot(dbt_project, "snap", config + "'invalidate'")
     day(dbt_project, HEADER, DAY1)
@@ -503,29 +502,29 @@ def test_hard_deletes_changed_on_a_built_table_fails_and_writes_nothing(
     assert "hard_deletes is 'new_record', but the table" in message
     assert "has no dbt_is_deleted column" in message and "Nothing was written" in message
     assert history(dbt_project, "snap") == before
-
-    # A table built with new_record, id 3 deleted (an open deletion record), then invalidate.
-    write_snapshot(dbt_project, "snap", config + "'invalidate'")
-    write_snapshot(dbt_project, "snap2", config + "'new_record'")
-    day(dbt_project, HEADER, DAY1)
-    day(dbt_project, HEADER, DAY2)
-    write_snapshot(dbt_project, "snap2", config + "'invalidate'")
-    dbt_project.write_seed("src", HEADER, DAY1)  # id 3 back with its old values
-    dbt_project.dbt("seed", "--full-refresh")
-    before = history(dbt_project, "snap2")
-    with pytest.raises(DbtStepError) as failure:
-        dbt_project.dbt("snapshot", "--select", "snap2")
-    message = str(failure.value)
-    assert "holds open deletion records" in message and "Nothing was written" in message
-    assert history(dbt_project, "snap2") == before
-    statement = re.search(r"delete from .*= 'True'", message)
-    assert statement is not None, message
-    dbt_project.spark.sql(statement.group(0))
-    dbt_project.dbt("snapshot", "--select", "snap2")
-    rows = [r for r in history(dbt_project, "snap2") if r["id"] == 3]
-    # id 3: closed at its delete, then open again from this run; no deletion record left.
-    # With invalidate, dbt_is_deleted is no longer written: NULL in the new version.
+    statements = re.search(r"first: (alter table .*? string); (update .*? = 'False')", message)
+    assert statements is not None, message
+    for statement in statements.groups():
+        dbt_project.spark.sql(statement)
+    run2 = dbt_project.dbt("snapshot")
+    rows = [r for r in history(dbt_project, "snap") if r["id"] == 3]
+    # id 3 deleted by run 2: its version closed, a deletion record opened.
     assert [(r["amount"], r["dbt_is_deleted"], r["dbt_valid_to"] is None) for r in rows] == [
         (30, "False", False),
+        (30, "True", True),
+    ]
+    assert_open(rows[1], run2.invocation_id)
+
+    # Back to invalidate; id 3 returns with the values it was deleted with.
+    write_snapshot(dbt_project, "snap", config + "'invalidate'")
+    run3 = day(dbt_project, HEADER, DAY1)
+    rows = [r for r in history(dbt_project, "snap") if r["id"] == 3]
+    # The deletion record closed by run 3, a version opened (dbt_is_deleted is written by
+    # new_record only: NULL).
+    assert [(r["amount"], r["dbt_is_deleted"], r["dbt_valid_to"] is None) for r in rows] == [
+        (30, "False", False),
+        (30, "True", False),
         (30, None, True),
     ]
+    assert_closed(rows[1], run2.invocation_id, run3.invocation_id)
+    assert_open(rows[2], run3.invocation_id)

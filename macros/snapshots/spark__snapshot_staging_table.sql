@@ -100,6 +100,12 @@
         {%- do removed_cols.append(col_name) -%}
     {%- endfor -%}
     {%- set new_record = strategy.hard_deletes == 'new_record' -%}
+    {#- An open deletion record (a table snapshotted with new_record before) is no live row,
+        whatever hard_deletes says now: a key back with the deleted row's values opens a
+        version and closes the record. Read as dbt reads it under invalidate, the record
+        matched those values, and the key stayed deleted. -#}
+    {%- set reads_deletion_records = new_record
+        or (columns.dbt_is_deleted | lower) in snapshotted_lower -%}
     {%- set tracks_deletes = strategy.hard_deletes in ('invalidate', 'new_record') -%}
     {%- set run_time = snapshot_get_time() -%}
     {#- The run's time as validity (8. above): in the type of the table's dbt_valid_from. -#}
@@ -196,12 +202,12 @@
             coalesce(source_data.dbt_scd2_source_row and (
                 {{ unique_key_is_null(strategy.unique_key, "snapshotted_data") }}
                 or ({{ unique_key_is_not_null(strategy.unique_key, "snapshotted_data") }} and (
-                    {{ row_changed }} {%- if new_record %} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'{% endif %}
+                    {{ row_changed }} {%- if reads_deletion_records %} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'{% endif %}
                 ))
             ), false) as is_insert,
             {#- dbt's updates: source join snapshotted_data #}
             coalesce(source_data.dbt_scd2_source_row and snapshotted_data.dbt_scd2_target_row and (
-                {{ row_changed }} {%- if new_record %} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'{% endif %}
+                {{ row_changed }} {%- if reads_deletion_records %} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'{% endif %}
             ), false) as is_update,
             {#- dbt's deletes and deletion records: snapshotted_data left join source #}
             {%- if tracks_deletes %}
