@@ -1807,3 +1807,23 @@ def test_events_a_millisecond_apart_are_two_events(dbt_project: ScratchProject) 
     ]
     run(dbt_project)  # the same batch again sets nothing aside twice
     assert len(quarantined(dbt_project)) == 2
+
+
+def test_dbt_valid_to_current_of_the_event_times_type(dbt_project: ScratchProject) -> None:
+    """A date event time makes dbt_valid_from a date: dbt_valid_to_current must be a date too
+    (a timestamp made dbt_valid_to a timestamp column beside it)."""
+    ddl = "id int, name string, op string, ts date, lsn bigint, before_id int"
+    write_events(dbt_project, [(1, "A", "r", datetime(2024, 1, 1), 0, None)], ddl=ddl)
+    write_model(dbt_project, "dbt_valid_to_current=\"to_timestamp('9999-12-31')\",")
+    message = failure(dbt_project)
+    assert (
+        "dbt_valid_to_current (to_timestamp('9999-12-31')) is of type timestamp but the event "
+        "time, which dbt_valid_from holds, is of type date" in message
+    )
+    assert "to_date('9999-12-31')" in message and "Nothing was written" in message
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
+
+    write_model(dbt_project, "dbt_valid_to_current=\"to_date('9999-12-31')\",")
+    run(dbt_project)
+    types = dict(dbt_project.spark.table(dbt_project.table("history")).dtypes)
+    assert (types["dbt_valid_from"], types["dbt_valid_to"]) == ("date", "date")

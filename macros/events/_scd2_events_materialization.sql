@@ -65,7 +65,8 @@
         {%- do event_types.update({column.name | lower: column.type | lower}) -%}
     {%- endfor -%}
     {%- set ctx = scd2_audit._scd2_events_context(event_columns, event_types) -%}
-    {%- do scd2_audit._scd2_assert_valid_to_current("scd2_events model " ~ ctx.name) -%}
+    {%- do scd2_audit._scd2_assert_valid_to_current(
+        "scd2_events model " ~ ctx.name, event_types.get(ctx.order_by[0])) -%}
     {#- A table built before event_last_position existed keeps working without it: its
         no-ops are not recorded, as then (docs/events.md, "The table"). -#}
     {%- if not rebuild -%}
