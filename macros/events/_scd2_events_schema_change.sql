@@ -73,46 +73,41 @@
         A changed event_order_by (a tie-breaker added, dropped or renamed) would compare
         positions of two shapes: refused, naming both lists. -#}
     {%- set e = ctx.events -%}
-    {%- set derived = [] -%}
-    {%- for role in ['opened_position', 'closed_position', 'last_position'] -%}
-        {%- if e[role] is defined -%}
-            {%- do derived.append([e[role] | lower, ctx.order_by, 'event_order_by']) -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {%- do derived.append([e.previous_key | lower, ctx.key_columns, 'unique_key']) -%}
+    {%- set positions = [e.opened_position, e.closed_position]
+        + ([e.last_position] if e.last_position is defined else []) -%}
+    {%- set derived = [
+        [e.opened_position, ctx.order_by, 'event_order_by', positions],
+        [e.previous_key, ctx.key_columns, 'unique_key', [e.previous_key]],
+    ] -%}
     {%- set derived_incompatible = [] -%}
     {%- set reshaped = [] -%}
-    {%- for column, expected, setting in derived if types.get(column) -%}
-        {%- set fields = scd2_audit._scd2_struct_fields(types[column]) or [] -%}
+    {%- for column, expected, setting, followers in derived if types.get(column | lower) -%}
+        {%- set fields = scd2_audit._scd2_struct_fields(types[column | lower]) or [] -%}
         {%- set names = fields | map('first') | list -%}
         {%- if names != expected -%}
-            {%- if column in [e.opened_position | lower, e.previous_key | lower] -%}
-                {%- do reshaped.append(column ~ " holds " ~ setting ~ " " ~ names
-                    ~ " but the model's " ~ setting ~ " is " ~ expected) -%}
-            {%- endif -%}
+            {%- do reshaped.append(column ~ " holds " ~ setting ~ " " ~ names
+                ~ " but the model's " ~ setting ~ " is " ~ expected) -%}
         {%- else -%}
             {%- set new_fields = [] -%}
-            {%- set widen = [] -%}
+            {%- set widens = namespace(any=false) -%}
             {%- for name, field_type in fields -%}
                 {%- set event_type = event_types.get(name) or field_type -%}
                 {%- set verdict = scd2_audit._scd2_type_change(field_type, event_type) -%}
-                {%- if verdict == 'widen' -%}
-                    {%- do widen.append(name) -%}
-                    {%- do new_fields.append(name ~ ':' ~ event_type) -%}
-                {%- else -%}
-                    {%- if verdict == 'incompatible' and setting == 'event_order_by'
-                        and column == e.opened_position | lower -%}
-                        {%- do derived_incompatible.append(name ~ " (" ~ setting ~ ", held in "
-                            ~ column ~ (" and " ~ ctx.columns.dbt_valid_from if loop.first
-                                else "") ~ ") is " ~ field_type ~ " in the table but "
-                            ~ event_type ~ " in the events") -%}
-                    {%- endif -%}
-                    {%- do new_fields.append(name ~ ':' ~ field_type) -%}
+                {%- set widens.any = widens.any or verdict == 'widen' -%}
+                {%- do new_fields.append(name ~ ':'
+                    ~ (event_type if verdict == 'widen' else field_type)) -%}
+                {#- A key column's own check reports its change. -#}
+                {%- if verdict == 'incompatible' and setting == 'event_order_by' -%}
+                    {%- do derived_incompatible.append(name ~ " (" ~ setting ~ ", held in "
+                        ~ column ~ (" and " ~ ctx.columns.dbt_valid_from if loop.first
+                            else "") ~ ") is " ~ field_type ~ " in the table but "
+                        ~ event_type ~ " in the events") -%}
                 {%- endif -%}
             {%- endfor -%}
-            {%- if widen -%}
-                {%- do change.widened.update({column: 'struct<' ~ new_fields | join(',') ~ '>'}) -%}
-            {%- endif -%}
+            {%- for follower in followers if widens.any -%}
+                {%- do change.widened.update(
+                    {follower | lower: 'struct<' ~ new_fields | join(',') ~ '>'}) -%}
+            {%- endfor -%}
         {%- endif -%}
     {%- endfor -%}
     {%- if reshaped -%}

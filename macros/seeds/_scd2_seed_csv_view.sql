@@ -36,7 +36,7 @@
         "select bool_or(contains(value, '\"')),"
         ~ " count_if(value >= '!' or value rlike '[^\\\\x00-\\\\x20]'),"
         ~ " min_by(value, row_id) from (select value, monotonically_increasing_id() as row_id"
-        ~ " from text.`" ~ path | replace('`', '``') ~ "`)").rows[0] -%}
+        ~ " from text." ~ scd2_audit._scd2_quote(path) ~ ")").rows[0] -%}
     {%- set quoted = scan[0] is not false -%}
     {%- set names = scd2_audit._scd2_seed_header(scan[2], delimiter) or [] -%}
     {%- if not names -%}

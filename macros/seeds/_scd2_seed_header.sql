@@ -6,9 +6,9 @@
         (CSVUtils: an empty name becomes `_c<position>`, and each of names that occur more
         than once, in any case, `<name><position>`), positions counted from 0.
         None, to leave the header to Spark, where reading it here could differ: no line or a
-        blank one (Spark takes the first line that is not blank), a character beyond ASCII (a byte-order mark), a quoted cell left open (a header cell
-        that spans lines), a multi-character delimiter with quotes, a name with surrounding
-        spaces or a backtick.
+        blank one (Spark takes the first line that is not blank), a character beyond ASCII (a
+        byte-order mark), a quoted cell left open (a header cell that spans lines), a
+        multi-character delimiter with quotes, a name with surrounding spaces or a backtick.
     -#}
     {%- if line is not string or not line.isascii() or line.strip() == '' -%}
         {{ return(none) }}

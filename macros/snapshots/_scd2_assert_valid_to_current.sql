@@ -41,8 +41,7 @@
         {{ exceptions.raise_compiler_error(
             where ~ " is NULL: the open versions would carry dbt's own NULL, as without the "
             ~ "setting." ~ remedy) }}
-    {%- elif valid_from_type and first[0] | lower != valid_from_type | lower
-        and first[0] | lower != 'void' -%}
+    {%- elif valid_from_type and first[0] | lower != valid_from_type | lower -%}
         {{ exceptions.raise_compiler_error(
             where ~ " is of type " ~ first[0] ~ " but the event time, which dbt_valid_from "
             ~ "holds, is of type " ~ valid_from_type ~ ": dbt_valid_to would be of another "

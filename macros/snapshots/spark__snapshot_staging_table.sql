@@ -65,7 +65,7 @@
              the first rule, whose later updates dbt's test would not see until updated_at
              passed the run's time; and it reads the source's updated_at as the staged
              dbt_updated_at, so that an expression as updated_at works on later runs too
-             (dbt writes `source_data.<expression>`, a syntax error);
+             (dbt writes `source_data.<expression>`, a syntax error).
            Deletes keep dbt's run time; the audit columns record every run's own time;
         8. where dbt_valid_from is a date (a date updated_at) or a timestamp without time
            zone, the run's time is cast to that type wherever it dates a version (deletes,
