@@ -7,10 +7,12 @@ with ``dbt run`` and states the versions expected after each run. Times are hour
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from decimal import Context, Decimal
 from typing import Any
 
 import pytest
@@ -1164,6 +1166,173 @@ def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:
     message = failure(dbt_project)
     assert "1 malformed event(s)" in message and "unknown operation null" in message, message
     assert brief(versions(dbt_project)) == expected
+    assert iceberg_commits(dbt_project, "history") == commits
+
+
+def connect_decimal(value: Decimal, scale: int) -> str:
+    """A decimal as Kafka Connect's JsonConverter writes it: base64 of the unscaled value's
+    big-endian two's complement bytes (Java's BigInteger.toByteArray)."""
+    unscaled = int(value.scaleb(scale, Context(prec=80)))  # the default rounds to 28 digits
+    size = unscaled.bit_length() // 8 + 1
+    return base64.b64encode(unscaled.to_bytes(size, "big", signed=True)).decode()
+
+
+# The row fields of a PostgreSQL table as Debezium describes them in Kafka Connect's schema
+# envelope (time.precision.mode=adaptive, decimal.handling.mode=precise, its defaults).
+LOGICAL_FIELDS = [
+    {"type": "int32", "optional": False, "field": "id"},
+    {"type": "string", "optional": True, "field": "name"},
+    {"type": "int32", "optional": True, "name": "io.debezium.time.Date", "field": "birth"},
+    {"type": "int64", "optional": True, "name": "io.debezium.time.MicroTimestamp", "field": "seen"},
+    {"type": "int64", "optional": True, "name": "io.debezium.time.Timestamp", "field": "stamp"},
+    {"type": "int64", "optional": True, "name": "io.debezium.time.NanoTimestamp", "field": "nanos"},
+    {
+        "type": "bytes",
+        "optional": True,
+        "name": "org.apache.kafka.connect.data.Decimal",
+        "parameters": {"scale": "2", "connect.decimal.precision": "10"},
+        "field": "price",
+    },
+    {
+        "type": "bytes",
+        "optional": True,
+        "name": "org.apache.kafka.connect.data.Decimal",
+        "parameters": {"scale": "10", "connect.decimal.precision": "38"},
+        "field": "big",
+    },
+    {
+        "type": "string",
+        "optional": True,
+        "name": "io.debezium.time.ZonedTimestamp",
+        "field": "zoned",
+    },
+    {"type": "bytes", "optional": True, "field": "blob"},
+]
+
+
+def logical_line(op: str, after: dict, ms: int, lsn: int, fields=LOGICAL_FIELDS) -> str:
+    """A create, read or update with Kafka Connect's schema envelope (``schema`` and
+    ``payload``), its row ``after`` as the connector encodes it."""
+    sides = [
+        {"type": "struct", "fields": fields, "optional": True, "field": side}
+        for side in ("before", "after")
+    ]
+    source = [{"type": "int64", "field": "ts_ms"}, {"type": "int64", "field": "lsn"}]
+    schema = {
+        "type": "struct",
+        "fields": [
+            *sides,
+            {"type": "struct", "fields": source, "field": "source"},
+            {"type": "string", "field": "op"},
+        ],
+    }
+    payload = {"before": None, "after": after, "op": op, "source": {"ts_ms": ms, "lsn": lsn}}
+    return json.dumps({"schema": schema, "payload": payload})
+
+
+def test_debezium_schema_envelope_decodes_logical_types(
+    dbt_project: ScratchProject, tmp_path
+) -> None:
+    """Where the lines carry Kafka Connect's schema, dates, timestamps, decimals and bytes
+    are decoded from the numbers and base64 text Debezium writes for them; text that does
+    not read as its type fails the run, and a field described two ways fails the model."""
+    big = Decimal("1234567890123456789012345678.0123456789")  # 38 digits, beyond a double
+    alice = {
+        "id": 1,
+        "name": "Alice",
+        "birth": 19_000,
+        "seen": 1_704_067_200_123_456,
+        "stamp": 1_704_067_200_123,
+        "nanos": 1_704_067_200_123_456_789,
+        "price": connect_decimal(Decimal("12.34"), 2),
+        "big": connect_decimal(big, 10),
+        "zoned": "2024-01-01T10:00:00.5+02:00",
+        "blob": base64.b64encode(b"\x00\xffab").decode(),
+    }
+    bob = {
+        "id": 2,
+        "name": "Bob",
+        "birth": -1,
+        "seen": -1,
+        "stamp": -1,
+        "nanos": -1,
+        "price": connect_decimal(Decimal("-0.05"), 2),
+        "big": connect_decimal(big.copy_negate(), 10),
+        "zoned": None,
+        "blob": None,
+    }
+    angela = {**alice, "name": "Angela", "price": connect_decimal(Decimal("128.00"), 2)}
+    lines = [
+        logical_line("r", alice, T0_MS, 10),
+        logical_line("r", bob, T0_MS, 11),
+        logical_line("u", angela, T0_MS + HOUR_MS, 12),
+    ]
+    dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
+    json_batch(dbt_project, tmp_path / "day1", lines)
+    write_debezium_model(dbt_project)
+    run(dbt_project)
+
+    history = dbt_project.spark.table(dbt_project.table("history"))
+    types = dict(history.dtypes)
+    assert [types[c] for c in ("birth", "seen", "stamp", "nanos", "zoned", "blob")] == [
+        "date",
+        "timestamp",
+        "timestamp",
+        "timestamp",
+        "timestamp",
+        "binary",
+    ]
+    assert (types["price"], types["big"]) == ("decimal(10,2)", "decimal(38,10)")
+    columns = "id, name, birth, seen, stamp, nanos, price, big, zoned, blob"
+    rows = dbt_project.spark.sql(
+        f"select {columns} from {dbt_project.table('history')} order by id, dbt_valid_from"
+    ).collect()
+    at_t0 = datetime(2024, 1, 1)
+    before_epoch = datetime(1969, 12, 31, 23, 59, 59, 999_999)
+    alice_values = (
+        date(2022, 1, 8),  # 19,000 days after 1970-01-01
+        at_t0 + timedelta(microseconds=123_456),
+        at_t0 + timedelta(milliseconds=123),
+        at_t0 + timedelta(microseconds=123_456),  # nanoseconds cut to microseconds
+    )
+    zoned = datetime(2024, 1, 1, 8, 0, 0, 500_000)  # 10:00:00.5 at +02:00, in UTC
+    assert [tuple(r) for r in rows] == [
+        (1, "Alice", *alice_values, Decimal("12.34"), big, zoned, bytearray(b"\x00\xffab")),
+        (1, "Angela", *alice_values, Decimal("128.00"), big, zoned, bytearray(b"\x00\xffab")),
+        (
+            2,
+            "Bob",
+            date(1969, 12, 31),
+            before_epoch,
+            datetime(1969, 12, 31, 23, 59, 59, 999_000),
+            before_epoch,
+            Decimal("-0.05"),
+            big.copy_negate(),
+            None,
+            None,
+        ),
+    ]
+
+    # A zoned timestamp that does not read as one fails the run, naming it; nothing is written.
+    commits = iceberg_commits(dbt_project, "history")
+    bad = logical_line("u", {**bob, "name": "Bo", "zoned": "yesterday"}, T0_MS + 2 * HOUR_MS, 13)
+    json_batch(dbt_project, tmp_path / "day2", [bad])
+    message = failure(dbt_project)
+    assert '["yesterday"]' in message and "does not read as timestamp" in message, message
+    assert "zoned" in message, message
+    assert iceberg_commits(dbt_project, "history") == commits
+
+    # The column's type changed within the batch (birth a plain int32 on one line): one
+    # output column cannot hold both, so the model fails before it reads, naming the field.
+    plain_birth = [{**f, "name": None} if f["field"] == "birth" else f for f in LOGICAL_FIELDS]
+    changed = logical_line("u", {**bob, "name": "Bo", "birth": 7}, T0_MS + 2 * HOUR_MS, 13)
+    retyped = logical_line(
+        "u", {**bob, "name": "B", "birth": 8}, T0_MS + 3 * HOUR_MS, 14, plain_birth
+    )
+    json_batch(dbt_project, tmp_path / "day3", [changed, retyped])
+    message = failure(dbt_project)
+    assert "describe the field birth in different ways" in message, message
+    assert "(date, no logical type)" in message, message
     assert iceberg_commits(dbt_project, "history") == commits
 
 

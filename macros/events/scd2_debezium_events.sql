@@ -21,6 +21,9 @@
           value column, which a create leaves null and an update fills (with MySQL's binlog
           or PostgreSQL's REPLICA IDENTITY FULL), so an update that changes nothing after a
           create would add a version.
+        Where the lines carry Kafka Connect's schema (the `schema`/`payload` envelope), a
+        field whose JSON value encodes another type is decoded into it
+        (`_scd2_debezium_kind`): Debezium's dates and timestamps, decimals, bytes.
         Tombstones are left out: the null record Kafka Connect writes after each delete (for
         log compaction; Debezium's tombstones.on.delete, on by default) carries no change,
         and Spark reads its `null` line as a row of NULLs. A line Spark cannot parse reads
@@ -37,12 +40,13 @@
         event_ts, event_<sequence>, before_<key>), fail the model with their names.
     -#}
     {%- set keys = scd2_audit._scd2_column_list(key_columns) | map('lower') | list -%}
-    {%- set columns = [] -%}
+    {%- set column_types = {} -%}
     {%- if execute -%}
         {%- for column in adapter.get_columns_in_relation(relation) -%}
-            {%- do columns.append(column.name | lower) -%}
+            {%- do column_types.update({column.name | lower: column.data_type | lower}) -%}
         {%- endfor -%}
     {%- endif -%}
+    {%- set columns = column_types.keys() | list -%}
     {%- set p = 'payload.' if 'payload' in columns else '' -%}
     {%- set envelope = ['op', 'before', 'after', 'source'] -%}
     {%- if execute and not p and envelope | reject('in', columns) | list -%}
@@ -84,6 +88,9 @@
         {%- endif -%}
     {%- endif -%}
     {%- set row_side = 'after' if fields['after'] or not fields['before'] else 'before' -%}
+    {#- The types the fields' JSON values encode, where the lines carry their schema. -#}
+    {%- set semantics = scd2_audit._scd2_debezium_semantics(relation, column_types)
+        if execute else {} -%}
     {%- set row_fields = fields[row_side] -%}
     {%- if execute -%}
         {%- set problems = [] -%}
@@ -152,21 +159,32 @@
             ~ " op, event_ts, event_<sequence field> and before_<key>: leave one of each"
             ~ " pair out with value_columns=[...], or flatten the relation yourself.") }}
     {%- endif %}
+    {#- Each field's expression, decoded where its schema says what it encodes. -#}
+    {%- set decoded = {} -%}
+    {%- for field in keys + values -%}
+        {%- set kind = semantics.get(field) -%}
+        {%- set wire_type = row_fields.get(field, '') -%}
+        {%- for side in ['after', 'before'] -%}
+            {%- if fields[side] or not execute -%}
+                {%- set expression = p ~ side ~ '.' ~ ref[field] -%}
+            {%- else -%}
+                {%- set expression = 'cast(null as ' ~ wire_type ~ ')' -%}
+            {%- endif -%}
+            {%- do decoded.update({side ~ '.' ~ field: scd2_audit._scd2_debezium_decoded(
+                expression, kind, wire_type) if kind else expression}) -%}
+        {%- endfor -%}
+    {%- endfor -%}
     {%- set selected = [] -%}
     {%- for key in keys -%}
         {%- if fields['after'] and fields['before'] -%}
-            {%- do selected.append('coalesce(' ~ p ~ 'after.' ~ ref[key] ~ ', ' ~ p ~ 'before.'
-                ~ ref[key] ~ ') as ' ~ name[key]) -%}
+            {%- do selected.append('coalesce(' ~ decoded['after.' ~ key] ~ ', '
+                ~ decoded['before.' ~ key] ~ ') as ' ~ name[key]) -%}
         {%- else -%}
-            {%- do selected.append(p ~ row_side ~ '.' ~ ref[key] ~ ' as ' ~ name[key]) -%}
+            {%- do selected.append(decoded[row_side ~ '.' ~ key] ~ ' as ' ~ name[key]) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- for value in values -%}
-        {%- if fields['after'] or not execute -%}
-            {%- do selected.append(p ~ 'after.' ~ ref[value] ~ ' as ' ~ name[value]) -%}
-        {%- else -%}
-            {%- do selected.append('cast(null as ' ~ row_fields[value] ~ ') as ' ~ name[value]) -%}
-        {%- endif -%}
+        {%- do selected.append(decoded['after.' ~ value] ~ ' as ' ~ name[value]) -%}
     {%- endfor -%}
     {%- do selected.append(p ~ 'op as op') -%}
     {%- do selected.append('timestamp_millis(' ~ p ~ 'source.ts_ms) as event_ts') -%}
@@ -174,12 +192,7 @@
         {%- do selected.append(p ~ 'source.' ~ ref[field] ~ ' as event_' ~ name[field]) -%}
     {%- endfor -%}
     {%- for key in keys if old_keys -%}
-        {%- if fields['before'] or not execute -%}
-            {%- do selected.append(p ~ 'before.' ~ ref[key] ~ ' as before_' ~ name[key]) -%}
-        {%- else -%}
-            {%- do selected.append(
-                'cast(null as ' ~ row_fields[key] ~ ') as before_' ~ name[key]) -%}
-        {%- endif -%}
+        {%- do selected.append(decoded['before.' ~ key] ~ ' as before_' ~ name[key]) -%}
     {%- endfor %}
     select
         {%- for expression in selected %}
