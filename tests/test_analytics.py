@@ -111,7 +111,7 @@ def test_analyst_models_on_two_days(project: ScratchProject) -> None:
     # Before the first snapshot the models still compile (dbt compile, docs, sqlfluff): the
     # columns documented for the snapshot stand in for the missing table's.
     compiled = project.dbt("compile", "-s", "cdc_check_current", *VARS)
-    assert "key_5," in _compiled(compiled)
+    assert "`key_5`," in _compiled(compiled)
 
     run1 = _day(project, DAY1)
     # A moment after run 1 and before run 2, on the processing time axis (the check

@@ -357,6 +357,25 @@ def test_file_without_header_fails_and_leaves_yesterdays_table(
         assert not [name for name in views if name.endswith(run_suffix)], views
 
 
+def test_header_names_differing_only_in_case_fail_the_row_batches(
+    dbt_project: ScratchProject, spark: SparkSession
+) -> None:
+    """dbt's reader (agate, sql_inserts) keeps `name` and `Name` apart; to Spark they are one
+    column. The seed fails naming both, and yesterday's table stays as it was. (Spark's CSV
+    reader renames them itself: test_column_names_are_the_ones_sparks_reader_gives.)"""
+    table = _day1(dbt_project, "sql_inserts")
+    before = _iceberg_state(spark, table)
+    (dbt_project.root / "seeds" / "daily.csv").write_text("id,name,Name,amount\n3,c,C,3.5\n")
+    step = dbt_project.dbt("seed", check=False)
+    _assert_seed_failed(
+        step,
+        "Seed 'daily' (seeds/daily.csv): the header names columns that differ only in case",
+        "('name' and 'Name')",
+        "Nothing was written; the seed table is unchanged.",
+    )
+    assert _iceberg_state(spark, table) == before
+
+
 def test_bad_load_method_fails_before_anything_is_written(
     dbt_project: ScratchProject, spark: SparkSession
 ) -> None:

@@ -177,6 +177,47 @@ def test_column_names_that_need_quoting(dbt_project: ScratchProject) -> None:
     assert_closed(rows[3], run1.invocation_id, run2.invocation_id)
     assert_open(rows[4], run2.invocation_id)
 
+    # The analyst macros read the same columns (they quote them), given the snapshot, or a
+    # relation from adapter.get_relation (none while dbt parses the project).
+    found = "adapter.get_relation(database=none, schema=target.schema, identifier='snap')"
+    models = {
+        "current": "scd2_current(ref('snap'), include_metadata='false')",
+        "found_current": f"scd2_current({found}, unique_key='`Cust Id`')",
+        "as_of": "scd2_as_of(ref('snap'), 'current_timestamp()')",
+        "feed": "scd2_change_feed(ref('snap'), snapshot_name=\"o'snap\")",
+        "legacy": "scd2_legacy(ref('snap'))",
+    }
+    for name, call in models.items():
+        dbt_project.write(
+            f"models/{name}.sql", f"{{{{ config(materialized='view') }}}}\n{{{{ {call} }}}}"
+        )
+    dbt_project.dbt("run", "--select", *models)
+
+    def select(name: str, order_by: str = "`Cust Id`") -> list[tuple]:
+        rows = dbt_project.spark.sql(
+            f"select * from {dbt_project.table(name)} order by {order_by}"
+        ).collect()
+        return [tuple(r) for r in rows]
+
+    current = [(1, "a2@x", "n1"), (2, "b@x", "n2"), (4, "d@x", "n4")]
+    assert select("current") == current  # include_metadata='false': no metadata columns
+    assert select("found_current") == current
+    assert select("as_of") == current
+    feed = select("feed", order_by="`Cust Id`, _change_type")
+    assert [(r[0], *r[1:5]) for r in feed] == [
+        ("o'snap", 1, "a@x", "n1", "insert"),  # run 1
+        ("o'snap", 1, "a2@x", "n1", "update_postimage"),  # run 2
+        ("o'snap", 1, "a@x", "n1", "update_preimage"),  # run 2
+        ("o'snap", 2, "b@x", "n2", "insert"),  # run 1
+        ("o'snap", 3, "c@x", "n3", "delete"),  # run 2
+        ("o'snap", 3, "c@x", "n3", "insert"),  # run 1
+        ("o'snap", 4, "d@x", "n4", "insert"),  # run 2
+    ]
+    legacy = dbt_project.spark.sql(
+        f"select `Cust Id`, dbt_valid_to from {dbt_project.table('legacy')}"
+    ).collect()
+    assert len(legacy) == 5 and all(r.dbt_valid_to is not None for r in legacy)
+
 
 def test_hard_deletes_ignore_keeps_deleted_key_open(dbt_project: ScratchProject) -> None:
     write_snapshot(
@@ -528,3 +569,24 @@ def test_hard_deletes_changed_on_a_built_table(dbt_project: ScratchProject) -> N
     ]
     assert_closed(rows[1], run2.invocation_id, run3.invocation_id)
     assert_open(rows[2], run3.invocation_id)
+
+
+def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject) -> None:
+    """A table that is no SCD2 history (a seed) fails naming the columns it lacks, and a
+    flag that is neither true nor false fails naming the argument, instead of Spark's
+    errors about unresolved columns or a flag silently taken as true."""
+    dbt_project.write_seed("plain", "id,name", ["1,a"])
+    dbt_project.dbt("seed")
+
+    def compile_error(call: str) -> str:
+        with pytest.raises(DbtStepError) as failed:
+            dbt_project.dbt("compile", "--inline", f"{{{{ {call} }}}}")
+        return str(failed.value)
+
+    message = compile_error("scd2_current(ref('plain'), unique_key='id')")
+    assert "has no column(s) ['dbt_valid_from', 'dbt_valid_to']" in message, message
+    assert "no SCD2 history" in message, message
+    message = compile_error("scd2_as_of(ref('plain'), '2024-01-01', unique_key='id')")
+    assert "'effective_start_ts', 'effective_end_ts'" in message, message
+    message = compile_error("scd2_current(ref('plain'), include_metadata='no', unique_key='id')")
+    assert "include_metadata must be true or false, got no" in message, message

@@ -1,4 +1,4 @@
-{% macro _scd2_history_context(relation, unique_key=none) -%}
+{% macro _scd2_history_context(relation, unique_key=none, needs_audit=false) -%}
     {#-
         The snapshot context (_scd2_snapshot_context: keys, dbt's and our column names, the
         open-version predicate) of the snapshot that builds `relation`, plus what the scd2_*
@@ -14,14 +14,33 @@
         - events: the event column names (scd2_event_column_names()) on a table an
           scd2_events model builds (or one holding those columns), whose versions say how
           they were opened and closed; none on a snapshot.
+        - quoted: the same lists (key_columns, data_columns, metadata_columns, all_columns)
+          as Spark identifiers, for the SQL: a column such as `e-Mail` or `Cust Id` needs
+          the quotes.
         Columns are read from the table. When it does not exist yet (dbt compile, sqlfluff, docs
         before the first snapshot), the columns documented in the snapshot's YAML stand in, so
         that the SQL still compiles to its real shape.
+        Keys given quoted, as dbt's unique_key takes a name that needs quoting
+        (``unique_key='`Cust Id`'``), are read without their quotes.
+        `needs_audit`: the macro reads the audit columns (effective range, runs); a table
+        without them (a plain dbt snapshot, a seed) fails naming what is missing.
+        A relation of none (adapter.get_relation of a table not there) fails at execution
+        only: at parse time dbt's adapter calls return none for every relation.
     -#}
     {%- if relation is none -%}
-        {{ exceptions.raise_compiler_error(
-            "scd2 analytics: the relation is none (a table that does not exist?). Pass a "
-            ~ "snapshot, e.g. ref('my_snapshot').") }}
+        {%- if execute -%}
+            {{ exceptions.raise_compiler_error(
+                "scd2 analytics: the relation is none (a table that does not exist?). Pass a "
+                ~ "snapshot, e.g. ref('my_snapshot').") }}
+        {%- endif -%}
+        {{ return({
+            'key_columns': [], 'columns': get_snapshot_table_column_names(),
+            'audit': scd2_audit.scd2_audit_column_names(), 'data_columns': [],
+            'metadata_columns': [], 'all_columns': [], 'is_deletion_record': 'false',
+            'events': none, 'is_open': 'true', 'high_end': scd2_audit.scd2_high_end_ts(),
+            'quoted': {'key_columns': [], 'data_columns': [], 'metadata_columns': [],
+                'all_columns': []},
+        }) }}
     {%- endif -%}
     {%- set snapshot = scd2_audit._scd2_snapshot_context(
         relation, unique_key, remedy='Pass unique_key=[...] to the macro.') -%}
@@ -41,7 +60,10 @@
                 ~ "columns) and its YAML documents none. Run `dbt snapshot` first.") }}
         {%- endif -%}
     {%- endif -%}
-    {%- set keys = snapshot.key_columns | map('lower') | list -%}
+    {%- set keys = [] -%}
+    {%- for key in snapshot.key_columns -%}
+        {%- do keys.append(scd2_audit._scd2_unquoted_name(key) | lower) -%}
+    {%- endfor -%}
     {%- set event_columns = scd2_audit.scd2_event_column_names() -%}
     {%- set metadata_names = (columns.values() | map('lower') | list)
         + (audit.values() | list) + (event_columns.values() | list) -%}
@@ -51,9 +73,31 @@
             "scd2 analytics on " ~ relation ~ ": key column(s) " ~ missing
             ~ " not in the table (columns: " ~ table_columns ~ ").") }}
     {%- endif -%}
+    {%- set required = [columns.dbt_valid_from, columns.dbt_valid_to] + ([
+        audit.effective_start_ts, audit.effective_end_ts, audit.insert_process_id,
+        audit.insert_ts, audit.update_process_id, audit.update_ts] if needs_audit else []) -%}
+    {%- set absent = required | map('lower') | reject('in', table_columns) | list -%}
+    {%- if execute and absent -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2 analytics on " ~ relation ~ ": the table has no column(s) " ~ absent
+            ~ " (its columns: " ~ table_columns ~ "), so it is no SCD2 history this macro"
+            ~ " reads. Pass a snapshot of this package (or an scd2_events model), e.g."
+            ~ " ref('my_snapshot'); for one whose dbt columns were renamed, the snapshot"
+            ~ " itself, whose config gives their names.") }}
+    {%- endif -%}
     {%- set data_columns = keys + (table_columns | reject('in', metadata_names + keys) | list) -%}
     {%- set deleted_flag = columns.dbt_is_deleted
         if (columns.dbt_is_deleted | lower) in table_columns else none -%}
+    {%- set metadata_columns = table_columns | select('in', metadata_names) | list -%}
+    {%- set quoted = {} -%}
+    {%- for name, names in [('key_columns', keys), ('data_columns', data_columns),
+            ('metadata_columns', metadata_columns), ('all_columns', table_columns)] -%}
+        {%- set identifiers = [] -%}
+        {%- for column in names -%}
+            {%- do identifiers.append(scd2_audit._scd2_quote(column)) -%}
+        {%- endfor -%}
+        {%- do quoted.update({name: identifiers}) -%}
+    {%- endfor -%}
     {%- set has_event_columns = [event_columns.opened_position, event_columns.closed_position,
         event_columns.closed_as] | map('lower') | reject('in', table_columns) | list
         | length == 0 -%}
@@ -62,12 +106,13 @@
         'columns': columns,
         'audit': audit,
         'data_columns': data_columns,
-        'metadata_columns': table_columns | select('in', metadata_names) | list,
+        'metadata_columns': metadata_columns,
         'all_columns': table_columns,
         'is_deletion_record': ('coalesce(cast(' ~ deleted_flag ~ " as string) = 'True', false)")
             if deleted_flag else 'false',
         'events': event_columns if snapshot.is_events or has_event_columns else none,
         'is_open': snapshot.is_open,
         'high_end': snapshot.high_end,
+        'quoted': quoted,
     }) }}
 {%- endmacro %}

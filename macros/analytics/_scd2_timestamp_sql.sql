@@ -6,7 +6,7 @@
         a SQL timestamp expression as it is, e.g. current_timestamp(),
         `timestamp '2024-01-01 12:00:00 Europe/Paris'`, or a column.
     -#}
-    {%- set text = value | string | trim -%}
+    {%- set text = '' if value is none else value | string | trim -%}
     {%- if not text -%}
         {{ exceptions.raise_compiler_error("scd2_as_of: the as-of moment is empty.") }}
     {%- endif -%}

@@ -19,9 +19,12 @@
         of a key never overlap, so there is at most one row per key. A key deleted then is not
         there: dbt's deletion records (hard_deletes='new_record') are left out.
     -#}
-    {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key) -%}
+    {%- set with_metadata = scd2_audit._scd2_boolean(
+        include_metadata, 'scd2_as_of: include_metadata') -%}
+    {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key, needs_audit=true) -%}
     {%- set moment = scd2_audit._scd2_timestamp_sql(as_of) -%}
-    {%- set selected = ctx.data_columns + (ctx.metadata_columns if include_metadata else []) %}
+    {%- set selected = ctx.quoted.data_columns
+        + (ctx.quoted.metadata_columns if with_metadata else []) %}
     select
         {{ selected | join(',\n        ') }}
     from {{ relation }}

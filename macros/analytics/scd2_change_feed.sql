@@ -30,12 +30,12 @@
         With hard_deletes='new_record', dbt's deletion records are not changes of their own:
         the version they close is a delete, and a key coming back after one is an insert.
     -#}
-    {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key) -%}
+    {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key, needs_audit=true) -%}
     {%- set a = ctx.audit -%}
     {%- set cols = ctx.columns -%}
     {%- set e = ctx.events -%}
-    {%- set name = snapshot_name or relation.identifier -%}
-    {%- set data = ctx.data_columns | join(',\n            ') -%}
+    {%- set name = snapshot_name or (relation.identifier if relation is not none else '') -%}
+    {%- set data = ctx.quoted.data_columns | join(',\n            ') -%}
     {#- Whether a version (scd2_{p}...) continues into the next one (scd2_{n}...), see above. -#}
     {%- if e -%}
         {%- set key_order = 'scd2_opened_position' -%}
@@ -83,7 +83,7 @@
             lead(scd2_inserted_by) over scd2_key_order as scd2_next_inserted_by
         from scd2_feed_versions
         window scd2_key_order as (
-            partition by {{ ctx.key_columns | join(', ') }}
+            partition by {{ ctx.quoted.key_columns | join(', ') }}
             order by {{ key_order }}
         )
     ),
@@ -131,8 +131,8 @@
     )
 
     select
-        '{{ name }}' as snapshot_name,
-        {{ ctx.data_columns | join(',\n        ') }},
+        {{ scd2_audit._scd2_sql_string(name) }} as snapshot_name,
+        {{ ctx.quoted.data_columns | join(',\n        ') }},
         _change_type,
         _process_id,
         _commit_timestamp,

@@ -11,8 +11,11 @@
         of this project's snapshots. A deleted key is not there: with hard_deletes='new_record'
         its open row is dbt's deletion record, which is left out.
     -#}
+    {%- set with_metadata = scd2_audit._scd2_boolean(
+        include_metadata, 'scd2_current: include_metadata') -%}
     {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key) -%}
-    {%- set selected = ctx.data_columns + (ctx.metadata_columns if include_metadata else []) %}
+    {%- set selected = ctx.quoted.data_columns
+        + (ctx.quoted.metadata_columns if with_metadata else []) %}
     select
         {{ selected | join(',\n        ') }}
     from {{ relation }}

@@ -11,8 +11,8 @@
     {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key) -%}
     {%- set valid_to = ctx.columns.dbt_valid_to | lower %}
     select
-        {%- for column in ctx.all_columns %}
-        {% if column == valid_to -%}
+        {%- for column in ctx.quoted.all_columns %}
+        {% if ctx.all_columns[loop.index0] == valid_to -%}
         coalesce({{ column }}, {{ ctx.high_end }}) as {{ column }}
         {%- else -%}
         {{ column }}

@@ -11,7 +11,8 @@
         - high_end: the high-end timestamp as SQL (scd2_high_end_ts());
         - documented: the columns the snapshot's YAML documents (graph lookup only).
         With no relation: the snapshot being run, from its own config. With a relation: the
-        snapshot that builds it, found in the graph, so that generic tests and analyst macros
+        snapshot that builds it, found in the graph (names compared as Spark does, ignoring
+        case), so that generic tests and analyst macros
         need no arguments and cannot drift from the snapshot; unique_key and valid_to_current
         given here win, for a relation that no snapshot builds (a copy, a source). unique_key is
         none (key_columns empty) when none is found, or before execution.
@@ -37,8 +38,8 @@
         {%- for node in graph.nodes.values()
                 if (node.resource_type == 'snapshot'
                     or node.config.materialized == 'scd2_events')
-                and node.schema == relation.schema
-                and (node.alias or node.name) == relation.identifier -%}
+                and node.schema | lower == relation.schema | lower
+                and (node.alias or node.name) | lower == relation.identifier | lower -%}
             {%- do found.update({
                 'unique_key': node.config.unique_key,
                 'valid_to_current': node.config.get('dbt_valid_to_current'),
