@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 
 from python_helpers.runtime.dbt_invoke import DbtStepError
 from python_helpers.tooling.scratch import ScratchProject
@@ -21,6 +22,7 @@ from tests.snapshot_helpers import (
     history,
     write_snapshot,
 )
+from tests.test_reliability import SCD2_TESTS
 
 HEADER = "id,name,amount"
 DAY1 = ["1,a,10", "2,b,20", "3,c,30"]
@@ -590,3 +592,51 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
     assert "'effective_start_ts', 'effective_end_ts'" in message, message
     message = compile_error("scd2_current(ref('plain'), include_metadata='no', unique_key='id')")
     assert "include_metadata must be true or false, got no" in message, message
+
+
+def test_date_validity_reads_alike_in_every_time_zone(dbt_project: ScratchProject) -> None:
+    """A date updated_at dates the versions. Written by a session in Paris and read in New
+    York, the effective end of a closed version is its dbt_valid_to at UTC midnight, and
+    scd2_as_of and the generic tests read the date starts as UTC too: one version per key at
+    every moment, none overlapping (Spark's own casts would shift each date by the zone)."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='timestamp', updated_at='updated_on', hard_deletes='invalidate'",
+        select="select id, name, to_date(updated_on) as updated_on from {{ ref('src') }}",
+    )
+    dbt_project.write(
+        "snapshots/snap.yml",
+        yaml.safe_dump(
+            {"version": 2, "snapshots": [{"name": "snap", "data_tests": list(SCD2_TESTS)}]}
+        ),
+    )
+    spark = dbt_project.spark
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    try:
+        spark.conf.set("spark.sql.session.timeZone", "Europe/Paris")
+        day(dbt_project, "id,name,updated_on", ["1,A,2024-01-01", "2,B,2024-01-01"])
+        day(dbt_project, "id,name,updated_on", ["1,A2,2024-01-02", "2,B,2024-01-01"])
+        spark.conf.set("spark.sql.session.timeZone", "America/New_York")
+        ends = spark.sql(
+            f"select name, unix_timestamp(effective_end_ts) as end_epoch "
+            f"from {dbt_project.table('snap')} where dbt_valid_to is not null"
+        ).collect()
+        assert [tuple(r) for r in ends] == [("A", 1_704_153_600)]  # 2024-01-02 00:00 UTC
+
+        def as_of(moment: str) -> list[tuple]:
+            step = dbt_project.dbt(
+                "compile", "--inline", f"{{{{ scd2_as_of(ref('snap'), '{moment}') }}}}"
+            )
+            sql = step.result.results[0].node.compiled_code
+            return sorted((r["id"], r["name"]) for r in spark.sql(sql).collect())
+
+        # Moments without a zone are UTC: the day changes at UTC midnight, in New York too.
+        assert as_of("2024-01-01 00:00:00") == [(1, "A"), (2, "B")]
+        assert as_of("2024-01-01 23:30:00") == [(1, "A"), (2, "B")]
+        assert as_of("2024-01-02 00:00:00") == [(1, "A2"), (2, "B")]
+        assert as_of("2024-01-01T20:00:00-05:00") == [(1, "A2"), (2, "B")]  # 01:00 UTC
+        assert as_of("2023-12-31 23:59:59") == []
+        dbt_project.dbt("test", "--select", "snap")  # the four generic tests pass
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)

@@ -14,6 +14,9 @@
         - events: the event column names (scd2_event_column_names()) on a table an
           scd2_events model builds (or one holding those columns), whose versions say how
           they were opened and closed; none on a snapshot.
+        - effective_start: the effective start as an instant (_scd2_utc_instant_sql: a date
+          or timestamp_ntz validity read as UTC, as its effective end was written), for
+          comparisons with the end or with a moment that the session's zone cannot shift;
         - quoted: the same lists (key_columns, data_columns, metadata_columns, all_columns)
           as Spark identifiers, for the SQL: a column such as `e-Mail` or `Cust Id` needs
           the quotes.
@@ -38,6 +41,7 @@
             'audit': scd2_audit.scd2_audit_column_names(), 'data_columns': [],
             'metadata_columns': [], 'all_columns': [], 'is_deletion_record': 'false',
             'events': none, 'is_open': 'true', 'high_end': scd2_audit.scd2_high_end_ts(),
+            'effective_start': scd2_audit.scd2_audit_column_names().effective_start_ts,
             'quoted': {'key_columns': [], 'data_columns': [], 'metadata_columns': [],
                 'all_columns': []},
         }) }}
@@ -46,11 +50,9 @@
         relation, unique_key, remedy='Pass unique_key=[...] to the macro.') -%}
     {%- set columns = snapshot.columns -%}
     {%- set audit = snapshot.audit -%}
-    {%- set table_columns = [] -%}
+    {%- set types = scd2_audit._scd2_column_types(relation) -%}
+    {%- set table_columns = types.keys() | list -%}
     {%- if execute -%}
-        {%- for column in adapter.get_columns_in_relation(relation) -%}
-            {%- do table_columns.append(column.name | lower) -%}
-        {%- endfor -%}
         {%- if not table_columns -%}
             {%- do table_columns.extend(snapshot.documented) -%}
         {%- endif -%}
@@ -114,5 +116,7 @@
         'is_open': snapshot.is_open,
         'high_end': snapshot.high_end,
         'quoted': quoted,
+        'effective_start': scd2_audit._scd2_utc_instant_sql(
+            audit.effective_start_ts, types.get(audit.effective_start_ts | lower)),
     }) }}
 {%- endmacro %}

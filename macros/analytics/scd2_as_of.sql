@@ -29,7 +29,7 @@
         {{ selected | join(',\n        ') }}
     from {{ relation }}
     where
-        {{ ctx.audit.effective_start_ts }} <= {{ moment }}
+        {{ ctx.effective_start }} <= {{ moment }}
         and {{ moment }} < {{ ctx.audit.effective_end_ts }}
         and not {{ ctx.is_deletion_record }}
 {%- endmacro %}

@@ -117,6 +117,7 @@
         'op': op,
         'codes': codes,
         'order_by': order_by,
+        'time_type': (event_types or {}).get(order_by[0]) if order_by else none,
         'old_key_columns': old_keys,
         'hard_deletes': hard_deletes,
         'on_late': on_late,

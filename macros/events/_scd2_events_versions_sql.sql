@@ -25,7 +25,8 @@
     {%- set a = ctx.audit -%}
     {%- set e = ctx.events -%}
     {%- set opening = scd2_audit._scd2_audit_exprs('open', valid_from='scd2_time') -%}
-    {%- set closing = scd2_audit._scd2_audit_exprs('close', valid_to='scd2_next_time') -%}
+    {%- set closing = scd2_audit._scd2_audit_exprs(
+        'close', valid_to='scd2_next_time', valid_type=ctx.time_type) -%}
     {%- set new_record = ctx.hard_deletes == 'new_record' -%}
     {#- Tables built before event_last_position existed do not record no-ops: their no-op
         items are left out. In the others, a no-op item is a 'seen' row of the timeline, which

@@ -13,6 +13,10 @@
         remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
     ) %}
     {%- set a = ctx.audit %}
+    {#- The effective start as the instant its date or timestamp_ntz stands for (read as UTC,
+        as the effective end was written): compared with the ends below. #}
+    {%- set start = scd2_audit._scd2_utc_instant_sql(a.effective_start_ts,
+        scd2_audit._scd2_column_types(model).get(a.effective_start_ts | lower)) %}
     {%- if ctx.is_events %}
         {%- set continues = "closed_as = 'update'" %}
     {%- else %}
@@ -27,13 +31,13 @@
         select
             {{ ctx.key_list }},
             {{ ctx.columns.dbt_scd_id }} as scd_id,
-            {{ a.effective_start_ts }} as effective_start,
+            {{ start }} as effective_start,
             {{ a.effective_end_ts }} as effective_end,
             {{ a.update_process_id }} as closed_by,
             {%- if ctx.is_events %}
             {{ scd2_audit.scd2_event_column_names().closed_as }} as closed_as,
             {%- endif %}
-            lead({{ a.effective_start_ts }}) over (
+            lead({{ start }}) over (
                 partition by {{ ctx.key_list }} order by {{ a.effective_start_ts }}, {{ a.effective_end_ts }}
             ) as next_effective_start,
             lead({{ a.insert_process_id }}) over (

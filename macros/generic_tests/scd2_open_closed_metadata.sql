@@ -2,13 +2,18 @@
     {#-
         Fails for every open version that does not end at the high-end timestamp or carries
         closing metadata, and every closed version that lacks the closing run's process id and
-        time or whose effective end is not dbt's valid_to.
+        time or whose effective end is not dbt's valid_to (a date or timestamp_ntz one read
+        as UTC, _scd2_utc_instant_sql).
     -#}
     {%- set ctx = scd2_audit._scd2_snapshot_context(
         model, unique_key, valid_to_current,
         remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
     ) %}
     {%- set a = ctx.audit %}
+    {#- A date or timestamp_ntz valid_to is the effective end read as UTC (whatever the
+        session's zone), as the run that closed the version wrote it. #}
+    {%- set valid_to = scd2_audit._scd2_utc_instant_sql(ctx.columns.dbt_valid_to,
+        scd2_audit._scd2_column_types(model).get(ctx.columns.dbt_valid_to | lower)) %}
 
     with versions as (
         select * from {{ model }}
@@ -30,7 +35,7 @@
                     {{ a.update_process_id }} is null
                     or {{ a.update_ts }} is null
                     or {{ a.effective_end_ts }} is null
-                    or {{ a.effective_end_ts }} != {{ ctx.columns.dbt_valid_to }}
+                    or {{ a.effective_end_ts }} != {{ valid_to }}
             end
     )
 

@@ -151,8 +151,10 @@
         'deletion': scd2_audit._scd2_audit_exprs('open', valid_from=deleted_at),
     } -%}
     {%- set close_events = {
-        'update': scd2_audit._scd2_audit_exprs('close', valid_to=opened_at),
-        'delete': scd2_audit._scd2_audit_exprs('close', valid_to=deleted_at),
+        'update': scd2_audit._scd2_audit_exprs(
+            'close', valid_to=opened_at, valid_type=(valid_from_types or [none])[0]),
+        'delete': scd2_audit._scd2_audit_exprs(
+            'close', valid_to=deleted_at, valid_type=(valid_from_types or [none])[0]),
     } -%}
     {%- set latest_is_deleted -%}
         snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'
