@@ -40,12 +40,7 @@
         event_ts, event_<sequence>, before_<key>), fail the model with their names.
     -#}
     {%- set keys = scd2_audit._scd2_column_list(key_columns) | map('lower') | list -%}
-    {%- set column_types = {} -%}
-    {%- if execute -%}
-        {%- for column in adapter.get_columns_in_relation(relation) -%}
-            {%- do column_types.update({column.name | lower: column.data_type | lower}) -%}
-        {%- endfor -%}
-    {%- endif -%}
+    {%- set column_types = scd2_audit._scd2_column_types(relation) -%}
     {%- set columns = column_types.keys() | list -%}
     {%- set p = 'payload.' if 'payload' in columns else '' -%}
     {%- set envelope = ['op', 'before', 'after', 'source'] -%}
