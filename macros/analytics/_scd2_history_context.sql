@@ -26,7 +26,8 @@
         Keys given quoted, as dbt's unique_key takes a name that needs quoting
         (``unique_key='`Cust Id`'``), are read without their quotes.
         `needs_audit`: the macro reads the audit columns (effective range, runs); a table
-        without them (a plain dbt snapshot, a seed) fails naming what is missing.
+        without them (a plain dbt snapshot, a seed) fails naming what is missing (a table
+        not there yet compiles from its YAML, as above).
         A relation of none (adapter.get_relation of a table not there) fails at execution
         only: at parse time dbt's adapter calls return none for every relation.
     -#}
@@ -79,7 +80,7 @@
         audit.effective_start_ts, audit.effective_end_ts, audit.insert_process_id,
         audit.insert_ts, audit.update_process_id, audit.update_ts] if needs_audit else []) -%}
     {%- set absent = required | map('lower') | reject('in', table_columns) | list -%}
-    {%- if execute and absent -%}
+    {%- if execute and types and absent -%}
         {{ exceptions.raise_compiler_error(
             "scd2 analytics on " ~ relation ~ ": the table has no column(s) " ~ absent
             ~ " (its columns: " ~ table_columns ~ "), so it is no SCD2 history this macro"
