@@ -640,3 +640,29 @@ def test_date_validity_reads_alike_in_every_time_zone(dbt_project: ScratchProjec
         dbt_project.dbt("test", "--select", "snap")  # the four generic tests pass
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)
+
+
+def test_current_state_of_a_copy_with_valid_to_current(dbt_project: ScratchProject) -> None:
+    """A copy of a snapshot that set dbt_valid_to_current (no snapshot of the project builds
+    it): scd2_current finds its open versions when given the value, as the generic tests do."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate', "
+        "dbt_valid_to_current=\"to_timestamp('9999-12-31')\"",
+    )
+    day(dbt_project, "id,name", ["1,a", "2,b"])
+    day(dbt_project, "id,name", ["1,a2", "3,c"])  # 1 updated, 2 deleted, 3 new
+    copy = dbt_project.table("snap_copy")
+    dbt_project.spark.sql(
+        f"create table {copy} using iceberg as select * from {dbt_project.table('snap')}"
+    )
+    relation = "api.Relation.create(schema=target.schema, identifier='snap_copy')"
+    step = dbt_project.dbt(
+        "compile",
+        "--inline",
+        f"{{{{ scd2_current({relation}, unique_key='id', "
+        f"valid_to_current=\"to_timestamp('9999-12-31')\") }}}}",
+    )
+    sql = step.result.results[0].node.compiled_code
+    assert sorted(tuple(r) for r in dbt_project.spark.sql(sql).collect()) == [(1, "a2"), (3, "c")]

@@ -1,4 +1,6 @@
-{% macro _scd2_history_context(relation, unique_key=none, needs_audit=false) -%}
+{% macro _scd2_history_context(
+    relation, unique_key=none, needs_audit=false, valid_to_current=none
+) -%}
     {#-
         The snapshot context (_scd2_snapshot_context: keys, dbt's and our column names, the
         open-version predicate) of the snapshot that builds `relation`, plus what the scd2_*
@@ -48,7 +50,7 @@
         }) }}
     {%- endif -%}
     {%- set snapshot = scd2_audit._scd2_snapshot_context(
-        relation, unique_key, remedy='Pass unique_key=[...] to the macro.') -%}
+        relation, unique_key, valid_to_current, remedy='Pass unique_key=[...] to the macro.') -%}
     {%- set columns = snapshot.columns -%}
     {%- set audit = snapshot.audit -%}
     {%- set types = scd2_audit._scd2_column_types(relation) -%}
