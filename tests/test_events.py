@@ -1207,6 +1207,15 @@ LOGICAL_FIELDS = [
         "field": "zoned",
     },
     {"type": "bytes", "optional": True, "field": "blob"},
+    {
+        "type": "bytes",
+        "optional": True,
+        "name": "org.apache.kafka.connect.data.Decimal",
+        "parameters": {"scale": "0", "connect.decimal.precision": "38"},
+        "field": "whole",
+    },
+    {"type": "string", "optional": True, "name": "io.debezium.time.IsoDate", "field": "iso"},
+    {"type": "int64", "optional": True, "name": "io.debezium.time.MicroTimestamp", "field": "gone"},
 ]
 
 
@@ -1237,17 +1246,22 @@ def test_debezium_schema_envelope_decodes_logical_types(
     are decoded from the numbers and base64 text Debezium writes for them; text that does
     not read as its type fails the run, and a field described two ways fails the model."""
     big = Decimal("1234567890123456789012345678.0123456789")  # 38 digits, beyond a double
+    most_negative = Decimal("-" + "9" * 38)
     alice = {
         "id": 1,
         "name": "Alice",
         "birth": 19_000,
         "seen": 1_704_067_200_123_456,
         "stamp": 1_704_067_200_123,
-        "nanos": 1_704_067_200_123_456_789,
+        # .123456999 s: a double would round it to .123457
+        "nanos": 1_704_067_200_123_456_999,
         "price": connect_decimal(Decimal("12.34"), 2),
         "big": connect_decimal(big, 10),
         "zoned": "2024-01-01T10:00:00.5+02:00",
         "blob": base64.b64encode(b"\x00\xffab").decode(),
+        "whole": connect_decimal(Decimal(0), 0),
+        "iso": "2024-01-01Z",  # IsoDate as Debezium writes it, with its UTC offset
+        "gone": None,  # null on every line of the first batch: inferred as a string
     }
     bob = {
         "id": 2,
@@ -1260,6 +1274,10 @@ def test_debezium_schema_envelope_decodes_logical_types(
         "big": connect_decimal(big.copy_negate(), 10),
         "zoned": None,
         "blob": None,
+        # The most negative value of 38 digits, 16 bytes
+        "whole": connect_decimal(most_negative, 0),
+        "iso": "1969-12-31Z",
+        "gone": None,
     }
     angela = {**alice, "name": "Angela", "price": connect_decimal(Decimal("128.00"), 2)}
     lines = [
@@ -1283,7 +1301,8 @@ def test_debezium_schema_envelope_decodes_logical_types(
         "binary",
     ]
     assert (types["price"], types["big"]) == ("decimal(10,2)", "decimal(38,10)")
-    columns = "id, name, birth, seen, stamp, nanos, price, big, zoned, blob"
+    assert (types["whole"], types["iso"], types["gone"]) == ("decimal(38,0)", "date", "timestamp")
+    columns = "id, name, birth, seen, stamp, nanos, price, big, zoned, blob, whole, iso, gone"
     rows = dbt_project.spark.sql(
         f"select {columns} from {dbt_project.table('history')} order by id, dbt_valid_from"
     ).collect()
@@ -1296,9 +1315,10 @@ def test_debezium_schema_envelope_decodes_logical_types(
         at_t0 + timedelta(microseconds=123_456),  # nanoseconds cut to microseconds
     )
     zoned = datetime(2024, 1, 1, 8, 0, 0, 500_000)  # 10:00:00.5 at +02:00, in UTC
+    alice_rest = (zoned, bytearray(b"\x00\xffab"), Decimal(0), date(2024, 1, 1), None)
     assert [tuple(r) for r in rows] == [
-        (1, "Alice", *alice_values, Decimal("12.34"), big, zoned, bytearray(b"\x00\xffab")),
-        (1, "Angela", *alice_values, Decimal("128.00"), big, zoned, bytearray(b"\x00\xffab")),
+        (1, "Alice", *alice_values, Decimal("12.34"), big, *alice_rest),
+        (1, "Angela", *alice_values, Decimal("128.00"), big, *alice_rest),
         (
             2,
             "Bob",
@@ -1310,29 +1330,61 @@ def test_debezium_schema_envelope_decodes_logical_types(
             big.copy_negate(),
             None,
             None,
+            most_negative,
+            date(1969, 12, 31),
+            None,
         ),
     ]
 
+    # The next batch gives the field null everywhere before a value: decoded alike.
+    gone = 1_704_153_600_000_001  # 2024-01-02 00:00:00.000001
+    json_batch(
+        dbt_project,
+        tmp_path / "day2",
+        [logical_line("u", {**bob, "name": "Bo", "gone": gone}, T0_MS + 2 * HOUR_MS, 13)],
+    )
+    run(dbt_project)
+    latest = dbt_project.spark.sql(
+        f"select name, gone from {dbt_project.table('history')} where id = 2 "
+        "and dbt_valid_to is null"
+    ).collect()
+    assert [tuple(r) for r in latest] == [("Bo", datetime(2024, 1, 2, 0, 0, 0, 1))]
+    bob = {**bob, "name": "Bo", "gone": gone}
+
     # A zoned timestamp that does not read as one fails the run, naming it; nothing is written.
     commits = iceberg_commits(dbt_project, "history")
-    bad = logical_line("u", {**bob, "name": "Bo", "zoned": "yesterday"}, T0_MS + 2 * HOUR_MS, 13)
-    json_batch(dbt_project, tmp_path / "day2", [bad])
+    bad = logical_line("u", {**bob, "name": "B", "zoned": "yesterday"}, T0_MS + 3 * HOUR_MS, 14)
+    json_batch(dbt_project, tmp_path / "day3", [bad])
     message = failure(dbt_project)
     assert '["yesterday"]' in message and "does not read as timestamp" in message, message
     assert "zoned" in message, message
+    assert iceberg_commits(dbt_project, "history") == commits
+    # So does text that is no base64 (Spark's unbase64 would skip the `$`).
+    broken = logical_line("u", {**bob, "name": "B", "blob": "ab$c"}, T0_MS + 3 * HOUR_MS, 14)
+    json_batch(dbt_project, tmp_path / "day3b", [broken])
+    message = failure(dbt_project)
+    assert '["ab$c"]' in message and "does not read as base64" in message, message
     assert iceberg_commits(dbt_project, "history") == commits
 
     # The column's type changed within the batch (birth a plain int32 on one line): one
     # output column cannot hold both, so the model fails before it reads, naming the field.
     plain_birth = [{**f, "name": None} if f["field"] == "birth" else f for f in LOGICAL_FIELDS]
-    changed = logical_line("u", {**bob, "name": "Bo", "birth": 7}, T0_MS + 2 * HOUR_MS, 13)
+    changed = logical_line("u", {**bob, "name": "B", "birth": 7}, T0_MS + 3 * HOUR_MS, 14)
     retyped = logical_line(
-        "u", {**bob, "name": "B", "birth": 8}, T0_MS + 3 * HOUR_MS, 14, plain_birth
+        "u", {**bob, "name": "B2", "birth": 8}, T0_MS + 4 * HOUR_MS, 15, plain_birth
     )
-    json_batch(dbt_project, tmp_path / "day3", [changed, retyped])
+    json_batch(dbt_project, tmp_path / "day4", [changed, retyped])
     message = failure(dbt_project)
     assert "describe the field birth in different ways" in message, message
     assert "(date, no logical type)" in message, message
+    assert iceberg_commits(dbt_project, "history") == commits
+
+    # Lines with the envelope beside lines without it: the model fails, naming the mix,
+    # rather than reading one shape's lines as tombstones.
+    plain = debezium_line("u", None, {"id": 2, "name": "B"}, T0_MS + 3 * HOUR_MS, 14)
+    json_batch(dbt_project, tmp_path / "day5", [changed, plain])
+    message = failure(dbt_project)
+    assert "mixes lines with Kafka Connect's schema/payload envelope" in message, message
     assert iceberg_commits(dbt_project, "history") == commits
 
 

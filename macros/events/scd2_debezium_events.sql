@@ -44,6 +44,16 @@
     {%- set columns = column_types.keys() | list -%}
     {%- set p = 'payload.' if 'payload' in columns else '' -%}
     {%- set envelope = ['op', 'before', 'after', 'source'] -%}
+    {#- Lines with the envelope and lines without it in one relation: Spark infers both
+        shapes' columns, and reading one would take the others' lines for tombstones. -#}
+    {%- if execute and p and envelope | select('in', columns) | list -%}
+        {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): the "
+            ~ "relation mixes lines with Kafka Connect's schema/payload envelope and lines "
+            ~ "without it (its columns: " ~ columns | join(', ') ~ "), and the lines of one "
+            ~ "shape would be read as tombstones and left out. Point it at the files of one "
+            ~ "converter setting (schemas.enable), or flatten the two shapes in a union of "
+            ~ "your own.") }}
+    {%- endif -%}
     {%- if execute and not p and envelope | reject('in', columns) | list -%}
         {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): the "
             ~ "relation has neither Debezium's op, before, after and source columns nor a "
