@@ -33,21 +33,10 @@
         A relation of none (adapter.get_relation of a table not there) fails at execution
         only: at parse time dbt's adapter calls return none for every relation.
     -#}
-    {%- if relation is none -%}
-        {%- if execute -%}
-            {{ exceptions.raise_compiler_error(
-                "scd2 analytics: the relation is none (a table that does not exist?). Pass a "
-                ~ "snapshot, e.g. ref('my_snapshot').") }}
-        {%- endif -%}
-        {{ return({
-            'key_columns': [], 'columns': get_snapshot_table_column_names(),
-            'audit': scd2_audit.scd2_audit_column_names(), 'data_columns': [],
-            'metadata_columns': [], 'all_columns': [], 'is_deletion_record': 'false',
-            'events': none, 'is_open': 'true', 'high_end': scd2_audit.scd2_high_end_ts(),
-            'effective_start': scd2_audit.scd2_audit_column_names().effective_start_ts,
-            'quoted': {'key_columns': [], 'data_columns': [], 'metadata_columns': [],
-                'all_columns': []},
-        }) }}
+    {%- if relation is none and execute -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2 analytics: the relation is none (a table that does not exist?). Pass a "
+            ~ "snapshot, e.g. ref('my_snapshot').") }}
     {%- endif -%}
     {%- set snapshot = scd2_audit._scd2_snapshot_context(
         relation, unique_key, valid_to_current, remedy='Pass unique_key=[...] to the macro.') -%}

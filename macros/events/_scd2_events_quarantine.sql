@@ -91,10 +91,7 @@
     {#- Events whose columns changed since the quarantine was created: a new column is added
         to it (after its own), a widened type widened, and a column the events no longer
         have is NULL in the rows set aside from now on. -#}
-    {%- set held_types = {} -%}
-    {%- for column in adapter.get_columns_in_relation(ctx.quarantine) -%}
-        {%- do held_types.update({column.name | lower: column.dtype}) -%}
-    {%- endfor -%}
+    {%- set held_types = scd2_audit._scd2_column_types(ctx.quarantine) -%}
     {%- set held = held_types.keys() | list -%}
     {%- set new_columns = [] -%}
     {%- set new_names = [] -%}

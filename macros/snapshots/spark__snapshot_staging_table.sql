@@ -113,10 +113,11 @@
     {%- for col in snapshotted_columns if col.name | lower == columns.dbt_valid_from | lower -%}
         {%- do valid_from_types.append(col.dtype | lower) -%}
     {%- endfor -%}
+    {%- set valid_type = (valid_from_types or [none])[0] -%}
     {%- set run_type = scd2_audit._scd2_validity_types()[0] -%}
-    {%- if valid_from_types and valid_from_types[0] != run_type
-            and valid_from_types[0] in scd2_audit._scd2_validity_types() -%}
-        {%- set now = 'cast(' ~ run_time ~ ' as ' ~ valid_from_types[0] ~ ')' -%}
+    {%- if valid_type and valid_type != run_type
+            and valid_type in scd2_audit._scd2_validity_types() -%}
+        {%- set now = 'cast(' ~ run_time ~ ' as ' ~ valid_type ~ ')' -%}
     {%- else -%}
         {%- set now = run_time -%}
     {%- endif -%}
@@ -151,10 +152,8 @@
         'deletion': scd2_audit._scd2_audit_exprs('open', valid_from=deleted_at),
     } -%}
     {%- set close_events = {
-        'update': scd2_audit._scd2_audit_exprs(
-            'close', valid_to=opened_at, valid_type=(valid_from_types or [none])[0]),
-        'delete': scd2_audit._scd2_audit_exprs(
-            'close', valid_to=deleted_at, valid_type=(valid_from_types or [none])[0]),
+        'update': scd2_audit._scd2_audit_exprs('close', valid_to=opened_at, valid_type=valid_type),
+        'delete': scd2_audit._scd2_audit_exprs('close', valid_to=deleted_at, valid_type=valid_type),
     } -%}
     {%- set latest_is_deleted -%}
         snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'
