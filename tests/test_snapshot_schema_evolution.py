@@ -693,6 +693,28 @@ def test_date_updated_at_keeps_date_validity(dbt_project: ScratchProject, hard_d
     assert [r["note"] for r in rows if r["id"] == 1] == [None, None, "x"]
     assert_generic_tests_pass(dbt_project)
 
+    # The legacy view keeps dbt_valid_to a date: open versions get the high end's UTC date,
+    # also read under a zone east of UTC (where 9999-12-31 23:59:59 UTC is in the year 10000).
+    dbt_project.write(
+        "models/legacy.sql",
+        "{{ config(materialized='view') }}\n{{ scd2_audit.scd2_legacy(ref('snap')) }}",
+    )
+    dbt_project.dbt("run", "--select", "legacy")
+    zone = dbt_project.spark.conf.get("spark.sql.session.timeZone")
+    dbt_project.spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
+    try:
+        legacy = dbt_project.spark.table(dbt_project.table("legacy"))
+        assert dict(legacy.dtypes)["dbt_valid_to"] == "date"
+        ends = [
+            (r.id, r.name, r.dbt_valid_to)
+            for r in legacy.orderBy("id", "dbt_valid_from", "dbt_valid_to").collect()
+        ]
+    finally:
+        dbt_project.spark.conf.set("spark.sql.session.timeZone", zone)
+    high_end = d("9999-12-31")
+    expected_ends = [(i, n, high_end if end is None else end) for i, n, _, end, _ in expected]
+    assert ends == sorted(expected_ends, key=lambda e: (e[0], e[2]))
+
 
 def test_updated_at_that_is_no_timestamp_or_date_fails_clearly(dbt_project: ScratchProject) -> None:
     """Text (or a number) as the timestamp strategy's updated_at fails before anything is

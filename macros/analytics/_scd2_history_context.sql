@@ -19,6 +19,8 @@
         - effective_start: the effective start as an instant (_scd2_utc_instant_sql: a date
           or timestamp_ntz validity read as UTC, as its effective end was written), for
           comparisons with the end or with a moment that the session's zone cannot shift;
+        - types: each column's Spark type by its lower-case name ({} before the table
+          exists);
         - quoted: the same lists (key_columns, data_columns, metadata_columns, all_columns)
           as Spark identifiers, for the SQL: a column such as `e-Mail` or `Cust Id` needs
           the quotes.
@@ -108,6 +110,7 @@
         'is_open': snapshot.is_open,
         'high_end': snapshot.high_end,
         'quoted': quoted,
+        'types': types,
         'effective_start': scd2_audit._scd2_utc_instant_sql(
             audit.effective_start_ts, types.get(audit.effective_start_ts | lower)),
     }) }}

@@ -7,13 +7,18 @@
         A select of every column of a snapshot, in table order, with dbt's valid_to of open
         versions set to the high-end timestamp (scd2_high_end_ts()) instead of NULL: for
         consumers that expect a closed range on every row (between ... and valid_to).
+        The column keeps its type: a date or timestamp_ntz validity (a timestamp strategy on
+        such an updated_at) gets the high end's UTC date or wall time, as its closed versions
+        were written.
     -#}
     {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key) -%}
-    {%- set valid_to = ctx.columns.dbt_valid_to | lower %}
+    {%- set valid_to = ctx.columns.dbt_valid_to | lower -%}
+    {%- set high_end = scd2_audit._scd2_instant_as_sql(
+        ctx.high_end, ctx.types.get(valid_to)) %}
     select
         {%- for column in ctx.quoted.all_columns %}
         {% if ctx.all_columns[loop.index0] == valid_to -%}
-        coalesce({{ column }}, {{ ctx.high_end }}) as {{ column }}
+        coalesce({{ column }}, {{ high_end }}) as {{ column }}
         {%- else -%}
         {{ column }}
         {%- endif -%}
