@@ -574,9 +574,10 @@ def test_hard_deletes_changed_on_a_built_table(dbt_project: ScratchProject) -> N
 
 
 def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject) -> None:
-    """A table that is no SCD2 history (a seed) fails naming the columns it lacks, and a
-    flag that is neither true nor false fails naming the argument, instead of Spark's
-    errors about unresolved columns or a flag silently taken as true."""
+    """A table that is no SCD2 history (a seed) fails naming the columns it lacks, a flag
+    that is neither true nor false fails naming the argument, and a table's name as text
+    fails saying what to pass, instead of Spark's errors about unresolved columns, a flag
+    silently taken as true or a complaint about a missing unique_key."""
     dbt_project.write_seed("plain", "id,name", ["1,a"])
     dbt_project.dbt("seed")
 
@@ -592,6 +593,9 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
     assert "'effective_start_ts', 'effective_end_ts'" in message, message
     message = compile_error("scd2_current(ref('plain'), include_metadata='no', unique_key='id')")
     assert "include_metadata must be true or false, got no" in message, message
+    # The table's name as text, not a relation: no config to read keys or columns from.
+    message = compile_error("scd2_legacy('scd2.plain')")
+    assert "expected a relation, got 'scd2.plain'. Pass ref('my_snapshot')" in message, message
 
 
 def test_date_validity_reads_alike_in_every_time_zone(dbt_project: ScratchProject) -> None:

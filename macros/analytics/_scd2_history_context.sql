@@ -32,6 +32,7 @@
         `needs_audit`: the macro reads the audit columns (effective range, runs); a table
         without them (a plain dbt snapshot, a seed) fails naming what is missing (a table
         not there yet compiles from its YAML, as above).
+        Anything but a relation (a table's name as text) fails, saying what to pass.
         A relation of none (adapter.get_relation of a table not there) fails at execution
         only: at parse time dbt's adapter calls return none for every relation.
     -#}
@@ -39,6 +40,14 @@
         {{ exceptions.raise_compiler_error(
             "scd2 analytics: the relation is none (a table that does not exist?). Pass a "
             ~ "snapshot, e.g. ref('my_snapshot').") }}
+    {%- endif -%}
+    {%- if execute and relation is not none and relation.identifier is not defined -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2 analytics: expected a relation, got '" ~ (relation | string)[:200]
+            ~ "'. Pass ref('my_snapshot'), source(...), or "
+            ~ "adapter.get_relation(database=..., schema=..., identifier=...) for a table "
+            ~ "outside the project; the table's name as text does not say which snapshot "
+            ~ "config (keys, column names) it follows.") }}
     {%- endif -%}
     {%- set snapshot = scd2_audit._scd2_snapshot_context(
         relation, unique_key, valid_to_current, remedy='Pass unique_key=[...] to the macro.') -%}
