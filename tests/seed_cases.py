@@ -33,6 +33,12 @@ AWKWARD_NAMES: list[tuple[str, str | None]] = [
     ("ünïcødé ✓ 日本語 😀", "ünïcødé ✓ 日本語 😀"),
     ("100% %s %% {{ var('x') }} {% if %}", "100% %s %% {{ var('x') }} {% if %}"),
     ("-- not a comment; `tick` /* */", "-- not a comment; `tick` /* */"),
+    # Spark substitutes ${...} in a statement's text, literals included.
+    ("${env:HOME} ${system:user.name}", "${env:HOME} ${system:user.name}"),
+    (
+        "${spark.sql.session.timeZone} cost ${price} $5 $",
+        "${spark.sql.session.timeZone} cost ${price} $5 $",
+    ),
     ("  padded  ", "  padded  "),
     ("tab\tinside", "tab\tinside"),
     ("", None),

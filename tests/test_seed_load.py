@@ -119,13 +119,15 @@ UNTYPED_HEADER = (
     "mixed",
     "empty",
     "label",
+    "whole",
+    "tiny",
 )
 UNTYPED_CELLS = [
     line.split(",")
     for line in (
-        "1,1.5,2024-01-05,2024-01-05 10:00:00,2024-01-05T10:00:00,true,007,1,,x",
-        "2,2,2024-1-6,2024-01-06 11:30:15,2024-01-06T11:30:15.5,False,12,x,null, y ",
-        " 3 ,-0.25,,,,,,,,",
+        "1,1.5,2024-01-05,2024-01-05 10:00:00,2024-01-05T10:00:00,true,007,1,,x,2.0,1e-3",
+        "2,2,2024-1-6,2024-01-06 11:30:15,2024-01-06T11:30:15.5,False,12,x,null, y ,100.00,2.50",
+        " 3 ,-0.25,,,,,,,,,1.5e1,",
     )
 ]
 
@@ -136,7 +138,7 @@ def test_columns_without_types_are_typed_as_dbt_does(
 ) -> None:
     """dbt types an unpinned column with agate's first type that reads every non-NULL cell
     (number, date, datetime, ISO datetime, boolean, text; all NULL: integer), mapped by
-    dbt-spark (number with decimals: double, else bigint)."""
+    dbt-spark (a number that is not whole: double, else bigint; 2.0 is whole)."""
     write_csv(dbt_project.root / "seeds" / "untyped.csv", UNTYPED_HEADER, UNTYPED_CELLS)
     dbt_project.write("seeds/untyped.yml", seed_properties("untyped", {}, seed_load_method=method))
     dbt_project.dbt("seed")
@@ -152,14 +154,16 @@ def test_columns_without_types_are_typed_as_dbt_does(
         "mixed": "string",
         "empty": "bigint",
         "label": "string",
+        "whole": "bigint",  # 2.0, 100.00 and 1.5e1 are whole numbers to agate
+        "tiny": "double",
     }
     day1, day2 = dt.date(2024, 1, 5), dt.date(2024, 1, 6)
     seen1, seen2 = dt.datetime(2024, 1, 5, 10), dt.datetime(2024, 1, 6, 11, 30, 15)
     iso2 = seen2.replace(microsecond=500000)
     assert _rows(spark, table) == [
-        (1, 1.5, day1, seen1, seen1, True, 7, "1", None, "x"),
-        (2, 2.0, day2, seen2, iso2, False, 12, "x", None, " y "),
-        (3, -0.25, None, None, None, None, None, None, None, None),
+        (1, 1.5, day1, seen1, seen1, True, 7, "1", None, "x", 2, 0.001),
+        (2, 2.0, day2, seen2, iso2, False, 12, "x", None, " y ", 100, 2.5),
+        (3, -0.25, None, None, None, None, None, None, None, None, 15, None),
     ]
 
 

@@ -342,6 +342,66 @@ def test_widened_and_incompatible_types(dbt_project: ScratchProject) -> None:
     assert _columns(dbt_project) == types
 
 
+@pytest.mark.parametrize(
+    ("new_type", "values"),
+    [("bigint", (1, 2)), ("boolean", (True, False)), ("date", (date(2024, 1, 1),) * 2)],
+    ids=["bigint", "boolean", "date"],
+)
+@pytest.mark.parametrize("strategy", ["check", "timestamp"])
+def test_text_column_whose_source_turns_into_another_type_fails(
+    dbt_project: ScratchProject, new_type: str, values: tuple, strategy: str
+) -> None:
+    """A string column whose source becomes a number, a boolean or a date fails, naming both
+    types, and writes nothing. The staging rows' union with the table's made the column look
+    like a string, and the check strategy compared 'a' with 1 as cast('a' as bigint) = NULL:
+    the run passed and kept 'a' open beside a source holding 1. Cast back in the select, the
+    same change makes new versions."""
+    config = (
+        "strategy='check', check_cols='all'"
+        if strategy == "check"
+        else "strategy='timestamp', updated_at='updated_at'"
+    )
+    write_table_snapshot(dbt_project, f"unique_key='id', {config}, hard_deletes='invalidate'")
+    ddl = "id int, code {}, updated_at timestamp"
+    day1, day2 = T("2024-01-01 00:00:00"), T("2024-01-02 00:00:00")
+    # Day 1: codes are text.
+    write_source(dbt_project, [(1, "a", day1), (2, "b", day1)], ddl.format("string"))
+    dbt_project.dbt("snapshot")
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+
+    # Day 2: the source's codes are of another type: the run fails, nothing written.
+    changed = [(1, values[0], day2), (2, values[1], day2)]
+    write_source(dbt_project, changed, ddl.format(new_type))
+    message = _failure(dbt_project)
+    assert f"code is string in the snapshot table but {new_type} in the snapshot's query" in (
+        message
+    ), message
+    assert "Nothing was written" in message, message
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
+
+    # The remedy the message gives: cast back to the table's type in the select.
+    dbt_project.write(
+        "snapshots/snap.sql",
+        f"""
+        {{% snapshot snap %}}
+        {{{{ config(unique_key='id', {config}, hard_deletes='invalidate') }}}}
+        select id, cast(code as string) as code, updated_at from {{{{ target.schema }}}}.src
+        {{% endsnapshot %}}
+        """,
+    )
+    dbt_project.dbt("snapshot")
+    texts = [str(v).lower() if not isinstance(v, date) else v.isoformat() for v in values]
+    assert [
+        (r["id"], r["code"], r["dbt_valid_to"] is None) for r in history(dbt_project, "snap")
+    ] == [
+        (1, "a", False),
+        (1, texts[0], True),
+        (2, "b", False),
+        (2, texts[1], True),
+    ]
+
+
 # --- upper-case meta column names --------------------------------------------------------
 
 

@@ -5,8 +5,12 @@
         first of agate's types (dbt_common's `build_type_tester`) that reads every non-NULL
         cell, and dbt-spark maps it (`SparkAdapter.convert_*_type`):
         - no non-NULL cell: agate's Integer, `bigint`;
-        - numbers (sign, digits, decimal point, exponent): `double` if any cell has digits
-          after the decimal point or a negative exponent, else `bigint`;
+        - numbers (sign, digits, decimal point, exponent): `double` if any cell is not a
+          whole number, else `bigint`: agate's Decimal, normalized, counts the places
+          (dbt-spark's `MaxPrecision`), so `2.0`, `100.00` and `1.5e1` are whole (a float
+          column written by pandas, `1.0`, is `bigint` in stock dbt too). Without an exponent
+          that is a digit other than 0 after the point; with one, Spark's double of the
+          cell has a remainder;
         - `YYYY-MM-DD` dates: `date`;
         - `YYYY-MM-DD HH:MM:SS` and ISO 8601 (`T`, fraction, zone) timestamps: `timestamp`;
         - `true`/`false` in any case: `boolean`;
@@ -18,7 +22,7 @@
     {%- if columns | length == 0 -%}{{ return({}) }}{%- endif -%}
     {%- set patterns = {
         'number': '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$',
-        'fraction': '[.][0-9]|[eE]-',
+        'fraction': '[.][0-9]*[1-9]',
         'date': '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$',
         'datetime': '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2} [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}$',
         'iso': '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$',
@@ -40,7 +44,10 @@
             {%- set c = 'c' ~ loop.index0 %}
             {%- set present = ' filter (where ' ~ c ~ ' is not null)' %}
             coalesce(bool_and({{ c }} rlike '{{ patterns.number }}'){{ present }}, true) as number_{{ c }},
-            coalesce(bool_or({{ c }} rlike '{{ patterns.fraction }}'){{ present }}, false) as fraction_{{ c }},
+            coalesce(bool_or(case
+                when {{ c }} rlike '[eE]' then try_cast({{ c }} as double) % 1 != 0
+                else {{ c }} rlike '{{ patterns.fraction }}'
+            end){{ present }}, false) as fraction_{{ c }},
             coalesce(bool_and({{ c }} rlike '{{ patterns.date }}' and try_cast({{ c }} as date) is not null){{ present }}, true) as date_{{ c }},
             coalesce(bool_and({{ c }} rlike '{{ patterns.datetime }}' and try_cast({{ c }} as timestamp) is not null){{ present }}, true) as datetime_{{ c }},
             coalesce(bool_and({{ c }} rlike '{{ patterns.iso }}' and try_cast({{ c }} as timestamp) is not null){{ present }}, true) as iso_{{ c }},

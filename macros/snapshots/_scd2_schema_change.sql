@@ -15,7 +15,9 @@
           that rebuild (_scd2_merge_as_select_sql) to use without describing them again.
         A source type the table's column holds as it is (a narrower int, float into double, a
         decimal that fits) changes nothing: values are cast on insert. Any other type change
-        fails here, before anything is written, naming the column and both types.
+        fails here (_scd2_assert_type_changes), before anything is written, naming the column
+        and both types (the source's own columns were checked so before the staging view
+        was built: its union with the table's rows mixes their types).
     -#}
     {%- set ignored = ['dbt_change_type', 'dbt_unique_key'] -%}
     {%- set target_columns = adapter.get_columns_in_relation(target_relation) -%}
@@ -28,7 +30,8 @@
     {%- for col in staging_columns if (col.name | lower) not in ignored -%}
         {%- do new_columns.append([col.name, col.dtype]) -%}
     {%- endfor -%}
-    {%- set classified = scd2_audit._scd2_column_changes(target_types, new_columns) -%}
+    {%- set classified = scd2_audit._scd2_assert_type_changes(
+        target_types, new_columns, staging_relation) -%}
     {%- set change = {
         'added': staging_columns | selectattr('name', 'in', classified.added) | list,
         'widened': classified.widened,
@@ -36,21 +39,6 @@
         'target_columns': target_columns,
         'staging_columns': staging_columns,
     } -%}
-    {%- set incompatible = [] -%}
-    {%- for name, table_type, source_type in classified.incompatible -%}
-        {%- do incompatible.append(name ~ " is " ~ table_type
-            ~ " in the snapshot table but " ~ source_type ~ " in the snapshot's query") -%}
-    {%- endfor -%}
-    {%- if incompatible -%}
-        {%- do adapter.drop_relation(staging_relation) -%}
-        {{ exceptions.raise_compiler_error(
-            "Snapshot '" ~ model.name ~ "': a source column changed type in a way the history "
-            ~ "cannot follow: " ~ incompatible | join('; ') ~ ". In place, a snapshot column "
-            ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
-            ~ "at the same scale). Nothing was written; the snapshot table is unchanged. Cast "
-            ~ "the column back to the table's type in the snapshot's select, or select the new "
-            ~ "values under a new column name.") }}
-    {%- endif -%}
     {%- do change.update({
         'changed': (change.added | length > 0) or (change.widened | length > 0),
     }) -%}

@@ -9,7 +9,8 @@
         Returns {'managed': the table is (to be) laid out so: Iceberg, and no partition_by of
         the user's; 'partitioned': it is laid out so already (always false when not exists);
         'columns', 'partition_columns': the existing table's column names and (lower-case)
-        partition columns, from the same `describe` (empty when not exists)}.
+        partition columns, 'types': {lower-case column name: Spark type}, from the same
+        `describe` (empty when not exists)}.
         A snapshot with its own partition_by, or a table partitioned otherwise, keeps its layout
         (its runs read the whole table).
     -#}
@@ -19,6 +20,7 @@
         and (not exists or relation.is_iceberg) -%}
     {%- set layout = {
         'managed': managed, 'partitioned': false, 'columns': [], 'partition_columns': [],
+        'types': {},
     } -%}
     {%- if exists and execute -%}
         {#- `describe table` lists the columns, then the partition columns after
@@ -36,6 +38,7 @@
                 {%- endif -%}
             {%- elif state.in_columns -%}
                 {%- do layout.columns.append(row[0]) -%}
+                {%- do layout.types.update({row[0] | lower: row[1] | lower}) -%}
             {%- elif state.in_partitioning -%}
                 {%- do partition_columns.append(name | lower) -%}
             {%- endif -%}

@@ -94,6 +94,12 @@
             layout.partition_columns, query_column_names) %}
         {% do scd2_audit._scd2_assert_hard_deletes(target_relation, layout.columns,
             strategy.hard_deletes, "Snapshot '" ~ model.name ~ "': ") %}
+        {#- The query's own types: the staging view would mix them with the table's. -#}
+        {% set query_types = [] %}
+        {% for column in query_columns %}
+            {% do query_types.append([column.name, column.type]) %}
+        {% endfor %}
+        {% do scd2_audit._scd2_assert_type_changes(layout.types, query_types) %}
     {% endif %}
 
     {% if not target_relation_exists %}
