@@ -8,6 +8,8 @@ Generated data is shared across tests through module-scoped fixtures to keep the
 from __future__ import annotations
 
 import filecmp
+import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -33,6 +35,7 @@ from python_helpers.generator import (
     generate_day,
     write_seed_files,
 )
+from python_helpers.generator.output import STAGING_PREFIX
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 from python_helpers.tooling.bench import replace_section
 from python_helpers.tooling.scratch import ScratchProject
@@ -332,13 +335,23 @@ def test_seed_files_load_with_dbt_seed(spark: SparkSession, dbt_project: Scratch
     every type and documents every seed and column."""
     seeds_dir = dbt_project.root / "seeds" / "generated"
     small = ["40", "50", "2", "3", "0.25", "0.5", "0.25"]
+    # A killed run's staging folder (its process gone), which dbt ignores (.dbtignore), and one
+    # of a live process: the next run removes only the first.
+    dead = seeds_dir / f"{STAGING_PREFIX}999999999-abc"
+    live = seeds_dir / f"{STAGING_PREFIX}{os.getppid()}-def"
+    for staging in (dead, live):
+        staging.mkdir(parents=True)
+        (staging / "cdc_source.csv").write_text("key_1\nhalf-written\n")
+    dbt_project.dbt("ls", "--resource-type", "seed")  # one seed of each name
     for day in (1, 2):
         assert main([*small, "--day", str(day), "--seeds-dir", str(seeds_dir)]) == 0
         assert sorted(p.name for p in seeds_dir.iterdir()) == [
+            live.name,
             "cdc_changes.csv",
             "cdc_seeds.yml",
             "cdc_source.csv",
         ]
+    shutil.rmtree(live)
     dbt_project.dbt("seed")
     source = spark.table(dbt_project.table("cdc_source"))
     changes = spark.table(dbt_project.table("cdc_changes"))
@@ -479,9 +492,16 @@ def _bad_cases(tmp: Path) -> list[tuple[list[str], str, str]]:
         ([*ANCHOR, out, str(tmp / "o2"), "--day", "2"], "--day", "not allowed"),
         ([*ANCHOR, "--format", "table", "--schema", "x; drop"], "--schema", "identifier"),
         ([*ANCHOR, "--format", "table", *seeds], "--seeds-dir", "only with --format csv"),
-        ([*ANCHOR, "--events", "flat", "--pct-noop", "2"], "pct_noop", "[0, 1]"),
+        ([*ANCHOR, "--events", "flat", "--pct-noop", "2"], "--pct-noop", "[0, 1]"),
         ([*ANCHOR, "--events", "flat", "--format", "table"], "--format table", "--events"),
         ([*ANCHOR, "--events", "debezium", *seeds], "--seeds-dir", "not with --events"),
+        ([*ANCHOR, "--day", "99999999", *seeds], "--day", "at most 3660"),
+        (
+            [*ANCHOR, "--business-date", "9999-12-31", "--day", "2", *seeds],
+            "--business-date",
+            "day 2 would fall after 9999-12-31",
+        ),
+        ([*ANCHOR, "--seed", str(2**64), *seeds], "--seed", "64"),
     ]
 
 
@@ -509,6 +529,9 @@ BAD_CASE_IDS = [
     "event-share>1",
     "events-with-table-format",
     "events-with-seeds-dir",
+    "day-too-late",
+    "date-past-9999",
+    "seed-too-large",
 ]
 
 

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
+
+import pytest
+
+from python_helpers.runtime.lakehouse import spark_conf
 from python_helpers.tooling.scratch import ScratchProject
 
 SNAPSHOT = """
@@ -82,3 +88,14 @@ def test_empty_seed_cells_load_as_null(dbt_project: ScratchProject) -> None:
         f"select id, label, amount from {dbt_project.table('nulls')} order by id nulls first"
     ).collect()
     assert [tuple(r) for r in rows] == [(None, "y", None), (1, None, None), (2, "x", 5)]
+
+
+def test_a_lakehouse_folder_with_spaces_and_quotes_reaches_the_jvm_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spark splits spark.driver.extraJavaOptions like a shell; an unquoted folder with a
+    space made the Thrift server fail with "Could not find or load main class space"."""
+    lake = tmp_path / "my lake's folder"
+    monkeypatch.setenv("LAKEHOUSE_DIR", str(lake))
+    options = shlex.split(spark_conf(include_jars=False)["spark.driver.extraJavaOptions"])
+    assert options == [f"-Dderby.system.home={lake}", "-Duser.timezone=UTC"]

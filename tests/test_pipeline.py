@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from pyspark.sql import SparkSession
 
-from python_helpers.pipeline.reconcile import audit_column_names, reconcile
-from python_helpers.pipeline.run import PipelineOptions, StepTimer, main, report, run_days
+from python_helpers.pipeline.reconcile import History, audit_column_names, reconcile
+from python_helpers.pipeline.run import (
+    PipelineError,
+    PipelineOptions,
+    StepTimer,
+    main,
+    report,
+    run_days,
+)
 from python_helpers.tooling.scratch import ScratchProject
 
 
@@ -42,12 +51,17 @@ def test_every_day_reconciles_with_the_manifest(pipeline_run, capsys) -> None:
     assert len(set(run_ids.values())) == options.days
     for r in results:
         assert r.all_ok, r
+        assert (r.state_rows, r.state_differing) == (300, 0)
         if r.day == 1:
             assert r.observed == {"I": 300}
         else:
             # of 300 previous keys: 30 deleted, 180 updated, 90 unchanged; 30 new keys
             assert r.observed == {"D": 30, "U": 180, "N": 90, "I": 30}
             assert r.keys_compared == 330
+        # Versions: 300 on day 1, then 30 new and 180 updated a day; closed: 180 + 30 a day.
+        versions = {1: (300, 0), 2: (510, 210), 3: (720, 420)}[r.day]
+        assert (r.history.versions, r.history.closed) == versions
+        assert r.history == r.expected_history
     assert report(results, StepTimer()) is True
     out = capsys.readouterr().out
     assert "U 180, N 90, I 30, D 30" in out
@@ -89,14 +103,66 @@ def test_reconciliation_catches_a_wrong_manifest(pipeline_run) -> None:
     assert not bad.ok("U") and not bad.ok("N") and bad.ok("I") and bad.ok("D")
 
 
+def test_reconciliation_catches_a_history_altered_outside_the_runs(pipeline_run) -> None:
+    """A copy of the check snapshot after day 3, altered as no run would: two open versions'
+    values changed, day 2's closed versions removed. The per-run counts still match; the
+    state (every column of the open versions against the source) and the number of versions
+    do not."""
+    project, _options, results = pipeline_run
+    spark = project.spark
+    day2, day3 = (
+        next(r for r in results if r.snapshot == "cdc_check_snapshot" and r.day == day)
+        for day in (2, 3)
+    )
+    audit = audit_column_names(project.root, ["--target", "local"])
+    snapshot, copy = project.table("cdc_check_snapshot"), "cdc_check_snapshot_altered"
+    spark.sql(f"create table {project.table(copy)} using iceberg as select * from {snapshot}")
+    spark.sql(
+        f"""
+        update {project.table(copy)} set col_1 = col_1 + 1
+        where {audit["update_process_id"]} is null and key_1 in (
+            select key_1 from {snapshot} where {audit["update_process_id"]} is null
+            order by key_1 limit 2
+        )
+        """
+    )
+    spark.sql(
+        f"delete from {project.table(copy)} where {audit['update_process_id']} = '{day2.run_id}'"
+    )
+
+    def execute(sql: str) -> list[tuple]:
+        return [tuple(row) for row in spark.sql(sql).collect()]
+
+    altered = reconcile(
+        execute,
+        project.schema,
+        copy,
+        3,
+        day3.run_id,
+        ["key_1", "key_2", "key_3"],
+        audit,
+        columns=["key_1", "key_2", "key_3", "col_1", "col_2", "col_3", "col_4", "updated_at"],
+        history_before=day2.expected_history,
+    )
+    assert altered.keys_differing == 0 and all(altered.ok(c) for c in "UNID")
+    # Two open versions differ from their source rows: each counts once on either side.
+    assert (altered.state_rows, altered.state_differing) == (300, 4)
+    # Day 2 closed 210 versions (180 updated, 30 deleted); they are gone.
+    assert altered.history == History(720 - 210, 420 - 210)
+    assert altered.expected_history == History(720, 420)
+    assert not altered.all_ok
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--pct-del", "1.5"], "pct_del"),
+        (["--pct-del", "1.5"], "--pct-del"),
         (["--pct-del", "0.3"], "sum"),
-        (["--incr-recs", "10", "--init-recs", "100"], "no_incr_recs"),
+        (["--incr-recs", "10", "--init-recs", "100"], "--incr-recs"),
+        (["--days", "4000"], "--days: must be at most 3660"),
         (["--schema", "bad-name"], "--schema must be a plain identifier"),
         (["--target", "thrift", "--format", "table"], "--format table"),
+        (["--events", "flat", "--format", "table"], "--format is the seed pipeline's"),
     ],
 )
 def test_bad_arguments_exit_2_and_touch_nothing(
@@ -111,12 +177,60 @@ def test_bad_arguments_exit_2_and_touch_nothing(
     assert marker.read_text() == "existing data"
 
 
-@pytest.mark.parametrize("argv", [["--days", "0"], ["--keys", "0"], ["--format", "parquet"]])
-def test_bad_option_values_are_refused_by_the_parser(argv: list[str], capsys) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--days", "0"], "argument --days: must be a whole number >= 1, got 0"),
+        (["--days", "abc"], "argument --days: must be a whole number >= 1, got abc"),
+        (["--keys", "0"], "argument --keys: must be a whole number >= 1, got 0"),
+        (["--format", "parquet"], "argument --format: invalid choice: 'parquet'"),
+    ],
+)
+def test_bad_option_values_are_refused_by_the_parser(argv: list[str], message: str, capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     assert exit_info.value.code == 2
-    assert "error:" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
+
+
+def test_keep_warehouse_refuses_a_schema_with_tables(pipeline_run) -> None:
+    """--keep-warehouse on a schema that holds a history: the run would replay day 1 over it
+    and reconcile against a fresh start (a false MISMATCH); it stops first, writing nothing."""
+    project, options, _results = pipeline_run
+    spark = project.spark
+    tables = {r.tableName for r in spark.sql(f"show tables in {project.schema}").collect()}
+    commits = spark.sql(f"select count(*) from {project.table('cdc_check_snapshot')}.snapshots")
+    before = commits.first()[0]
+    with pytest.raises(PipelineError, match="--keep-warehouse: schema pipeline_it already holds"):
+        run_days(replace(options, fresh=False), StepTimer())
+    assert {r.tableName for r in spark.sql(f"show tables in {project.schema}").collect()} == tables
+    assert commits.first()[0] == before
+
+
+def test_deletes_above_half_pass_the_delete_guard(spark: SparkSession, tmp_path) -> None:
+    """--pct-del 0.6: the day's deletes are the generator's truth, so the pipeline lifts the
+    snapshots' mass-delete guard (it stopped every such day). 10 keys: day 2 deletes 6,
+    updates 2, keeps 2 and adds 6 new keys."""
+    root = tmp_path / "project"
+    project = ScratchProject(root, "pipeline_deletes", spark, include=("models", "snapshots"))
+    options = PipelineOptions(
+        no_init_recs=10,
+        no_incr_recs=10,
+        no_keys=1,
+        no_nonkeys=1,
+        pct_del=0.6,
+        pct_upd=0.2,
+        pct_unchanged=0.2,
+        days=2,
+        schema=project.schema,
+        project_dir=root,
+        output_format="table",
+    )
+    results = run_days(options, StepTimer())
+    assert [(r.snapshot, r.day, r.observed, r.all_ok) for r in results if r.day == 2] == [
+        ("cdc_check_snapshot", 2, {"D": 6, "U": 2, "N": 2, "I": 6}, True),
+        ("cdc_timestamp_snapshot", 2, {"D": 6, "U": 2, "N": 2, "I": 6}, True),
+    ]
 
 
 def test_documented_daily_path(spark: SparkSession, tmp_path) -> None:

@@ -43,6 +43,7 @@ from python_helpers.generator.spec import (
     CHANGES_TABLE,
     DEFAULT_BUSINESS_DATE,
     DEFAULT_SEED,
+    MAX_DAY,
     SOURCE_TABLE,
     GeneratorError,
     GeneratorSpec,
@@ -58,8 +59,9 @@ DESCRIPTION = f"""\
 Generate synthetic change data (CDC) for the SCD2 snapshots, reproducibly.
 
 Day 1 holds no_init_recs rows. Each later day starts from the previous day's N rows:
-round(pct_del*N) are deleted, round(pct_upd*N) updated (at least one non-key value changes),
-the rest unchanged, and new keys bring the day to no_incr_recs rows. Day d is recomputed from
+round(pct_del*N) are deleted, round((pct_del+pct_upd)*N) - round(pct_del*N) updated (at least
+one non-key value changes; rounding half up), the rest unchanged, and new keys bring the day to
+no_incr_recs rows. Day d is recomputed from
 day 1 forward, so any day can be generated on its own; the same seed gives byte-identical files.
 
 Outputs (all replaced on each run):
@@ -159,8 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="day to generate, 1 = initial load (default: 1); not with the output folders, "
-        "which always hold days 1 and 2",
+        help=f"day to generate, 1 = initial load (default: 1; at most {MAX_DAY}, since day N "
+        "is recomputed from day 1); not with the output folders, which always hold days 1 "
+        "and 2",
     )
     parser.add_argument(
         "--business-date",
@@ -224,7 +227,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             business_date=args.business_date,
         )
         _check_outputs(args)
+        for day in (1, 2) if args.initial_output is not None else (args.day or 1,):
+            spec.date_of(day)  # a business date past 9999-12-31 fails here, not in Spark
         event_spec = spec_from_arguments(args, args.events) if args.events else None
+    except InvalidGeneratorArgument as exc:
+        print(f"{PROG}: error: {option_name(exc.argument)}: {exc.rule}", file=sys.stderr)
+        return EXIT_BAD_ARGUMENT
     except GeneratorError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_ARGUMENT
@@ -258,6 +266,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         if started_here:
             spark.stop()
     return 0
+
+
+POSITIONALS = frozenset(
+    {
+        "no_init_recs",
+        "no_incr_recs",
+        "no_keys",
+        "no_nonkeys",
+        "pct_del",
+        "pct_upd",
+        "pct_unchanged",
+        "initial_output",
+        "incremental_output",
+    }
+)
+
+
+def option_name(argument: str) -> str:
+    """The command-line spelling of a spec field an error names: positionals as they are,
+    every other field as its option (``business_date`` -> ``--business-date``)."""
+    if argument in POSITIONALS or argument.startswith("-") or " " in argument:
+        return argument
+    return "--" + argument.replace("_", "-")
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

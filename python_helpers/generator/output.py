@@ -252,7 +252,11 @@ def _stage_day(data: DayData, staging: Path, *, properties: bool) -> None:
 @contextmanager
 def _staged(folders: Sequence[Path]) -> Iterator[list[Path]]:
     """Yield one staging folder per target folder; on success move every staged file into its
-    target (replacing), on failure remove the staging folders and any folder created here."""
+    target (replacing), on failure remove the staging folders and any folder created here.
+
+    A staging folder is named after its process; a run killed before it cleaned up (SIGKILL,
+    SIGTERM) leaves one behind, which the next run removes (the project's .dbtignore keeps
+    dbt from reading it meanwhile)."""
     created: list[Path] = []
     stagings: list[Path] = []
     try:
@@ -261,7 +265,9 @@ def _staged(folders: Sequence[Path]) -> Iterator[list[Path]]:
             folder.mkdir(parents=True, exist_ok=True)
             if missing is not None:
                 created.append(missing)
-            stagings.append(Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=folder)))
+            _remove_stale_stagings(folder)
+            prefix = f"{STAGING_PREFIX}{os.getpid()}-"
+            stagings.append(Path(tempfile.mkdtemp(prefix=prefix, dir=folder)))
         yield stagings
         for folder, staging in zip(folders, stagings, strict=True):
             for staged in sorted(staging.iterdir()):
@@ -274,6 +280,24 @@ def _staged(folders: Sequence[Path]) -> Iterator[list[Path]]:
     finally:
         for staging in stagings:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def _remove_stale_stagings(folder: Path) -> None:
+    """Remove the staging folders in ``folder`` of processes that are gone."""
+    for staging in folder.glob(f"{STAGING_PREFIX}*"):
+        owner = re.match(rf"^{re.escape(STAGING_PREFIX)}(\d+)-", staging.name)
+        if staging.is_dir() and (owner is None or not _process_alive(int(owner.group(1)))):
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
 
 
 def _topmost_missing(path: Path) -> Path | None:

@@ -41,6 +41,10 @@ class InvalidGeneratorArgument(GeneratorError):
         super().__init__(f"{argument}: {rule}")
 
 
+# The last day the generator makes: ten years of days.
+MAX_DAY = 3660
+
+
 def round_half_up(value: float) -> int:
     """Python's round() rounds half to even; counts of rows read better rounded half up."""
     return math.floor(value + 0.5)
@@ -174,7 +178,14 @@ class GeneratorSpec:
     def date_of(self, day: int) -> date:
         """Day ``day``'s business date: day 1 is ``business_date``, one day per day after."""
         check_day(day)
-        return self.business_date + timedelta(days=day - 1)
+        try:
+            return self.business_date + timedelta(days=day - 1)
+        except OverflowError:
+            raise InvalidGeneratorArgument(
+                "business_date",
+                f"day {day} would fall after {date.max.isoformat()} "
+                f"(day 1 is {self.business_date.isoformat()}): give an earlier date",
+            ) from None
 
     def rows_on(self, day: int) -> int:
         check_day(day)
@@ -202,12 +213,18 @@ class GeneratorSpec:
 
 
 def check_day(day: int) -> None:
-    """Days count from 1 (day 1 is the initial load)."""
+    """Days count from 1 (day 1 is the initial load), up to MAX_DAY."""
     if isinstance(day, bool) or not isinstance(day, int):
         raise InvalidGeneratorArgument("day", f"must be an integer, got {day!r}")
     if day < 1:
         raise InvalidGeneratorArgument(
             "day", f"must be at least 1 (day 1 is the initial load), got {day}"
+        )
+    if day > MAX_DAY:
+        raise InvalidGeneratorArgument(
+            "day",
+            f"must be at most {MAX_DAY} (ten years of days): day N is recomputed from day 1, "
+            f"so its cost grows with N; got {day}",
         )
 
 

@@ -4,6 +4,9 @@ What a run did to each key is read back from the snapshot's operational metadata
 a key whose version the run closed *and* re-inserted was updated, one it only closed was
 deleted, one it only inserted is new, and an open version the run did not touch is unchanged.
 That is compared with the manifest (the generator's truth) per key, not only in totals.
+Then what the history holds: its open versions against the day's source rows, every column,
+and its number of versions and of closed versions against what the manifests imply, so that
+a version lost, added or altered outside the runs is found too.
 
 The comparison is one SQL query, so it runs wherever the tables are: through the in-process
 SparkSession (``local`` target) or through a Spark Thrift Server (``thrift`` target).
@@ -114,6 +117,57 @@ def reconciliation_sql(
     """
 
 
+def state_sql(
+    snapshot_table: str, source_table: str, columns: list[str], audit: dict[str, str]
+) -> str:
+    """(source rows, open versions not in the source, source rows not among the open
+    versions): the snapshot's current state against the day's source, every column compared
+    (``except all``: duplicates count)."""
+    column_list = ", ".join(columns)
+    return f"""
+        with open_versions as (
+            select {column_list} from {snapshot_table}
+            where {audit["update_process_id"]} is null
+        ),
+
+        source_rows as (
+            select {column_list} from {source_table}
+        )
+
+        select
+            (select count(*) from source_rows) as source_count,
+            (select count(*) from (
+                select * from open_versions except all select * from source_rows
+            )) as extra,
+            (select count(*) from (
+                select * from source_rows except all select * from open_versions
+            )) as missing
+    """
+
+
+def history_sql(snapshot_table: str, audit: dict[str, str]) -> str:
+    """(versions, closed versions) of the whole history."""
+    return f"""
+        select count(*), count({audit["update_process_id"]}) from {snapshot_table}
+    """
+
+
+@dataclass(frozen=True)
+class History:
+    """Versions in a snapshot and how many are closed: each day's inserted and updated keys
+    add a version, each updated and deleted key closes one."""
+
+    versions: int = 0
+    closed: int = 0
+
+    def after(self, expected: dict[str, int]) -> History:
+        """The history after a run that does what ``expected`` (code -> keys) says."""
+        return History(
+            self.versions + expected.get("I", 0) + expected.get("U", 0),
+            self.closed + expected.get("U", 0) + expected.get("D", 0),
+        )
+
+
 @dataclass(frozen=True)
 class Reconciliation:
     snapshot: str
@@ -123,13 +177,24 @@ class Reconciliation:
     expected: dict[str, int]  # code -> keys, from the manifest
     keys_compared: int
     keys_differing: int
+    # The current state: the day's source rows, and rows differing from the open versions.
+    state_rows: int = 0
+    state_differing: int = 0
+    # The whole history: as found in the table, and as the manifests so far imply.
+    history: History = History()
+    expected_history: History = History()
 
     def ok(self, code: str) -> bool:
         return self.observed.get(code, 0) == self.expected.get(code, 0)
 
     @property
     def all_ok(self) -> bool:
-        return self.keys_differing == 0 and all(self.ok(code) for code in CODES.values())
+        return (
+            self.keys_differing == 0
+            and all(self.ok(code) for code in CODES.values())
+            and self.state_differing == 0
+            and self.history == self.expected_history
+        )
 
 
 def reconcile(
@@ -141,8 +206,14 @@ def reconcile(
     keys: list[str],
     audit: dict[str, str],
     manifest: str = "cdc_changes",
+    columns: list[str] | None = None,
+    source: str = "cdc_source",
+    history_before: History = History(),
 ) -> Reconciliation:
-    """Compare one run of ``snapshot`` with the manifest, in counts and key by key."""
+    """Compare one run of ``snapshot`` with the manifest, in counts and key by key; then the
+    snapshot's open versions with the day's ``source`` (``columns``: the source's, every one
+    compared; the keys alone when not given), and its number of versions and closed versions
+    with what the manifests imply (``history_before``: as they implied it before this run)."""
     sql = reconciliation_sql(f"{schema}.{snapshot}", f"{schema}.{manifest}", keys, run_id, audit)
     observed: dict[str, int] = {}
     expected: dict[str, int] = {}
@@ -156,7 +227,24 @@ def reconcile(
             observed[CODES[seen]] = observed.get(CODES[seen], 0) + count
         if wanted in CODES:
             expected[CODES[wanted]] = expected.get(CODES[wanted], 0) + count
-    return Reconciliation(snapshot, day, run_id, observed, expected, compared, differing)
+    table = f"{schema}.{snapshot}"
+    ((source_rows, extra, missing),) = execute(
+        state_sql(table, f"{schema}.{source}", columns or keys, audit)
+    )
+    ((versions, closed),) = execute(history_sql(table, audit))
+    return Reconciliation(
+        snapshot,
+        day,
+        run_id,
+        observed,
+        expected,
+        compared,
+        differing,
+        state_rows=int(source_rows),
+        state_differing=int(extra) + int(missing),
+        history=History(int(versions), int(closed)),
+        expected_history=history_before.after(expected),
+    )
 
 
 def cdc_line(counts: dict[str, int]) -> str:

@@ -126,14 +126,50 @@ def fresh_lakehouse() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def schema_tables(execute: Executor, schema: str) -> list[str]:
+    """The tables and views of ``schema`` (not the session's temporary views)."""
+    # show tables: (namespace, tableName, isTemporary); temporary views belong to no schema.
+    return [row[1] for row in execute(f"show tables in {schema}") if not (len(row) > 2 and row[2])]
+
+
+def assert_schema_unused(execute: Executor, schema: str) -> None:
+    """--keep-warehouse: the run's schema must hold nothing yet. The pipeline starts every
+    history at day 1, and its reconciliation expects exactly the days it ran."""
+    tables = schema_tables(execute, schema)
+    if tables:
+        raise PipelineError(
+            f"--keep-warehouse: schema {schema} already holds {', '.join(sorted(tables))}. "
+            "The pipeline starts its history at day 1 and reconciles against exactly the days "
+            "it runs: give a new --schema to keep the warehouse's other schemas, or leave out "
+            f"--keep-warehouse to start {schema} afresh. Nothing was written."
+        )
+
+
 def drop_schema_tables(execute: Executor, schema: str) -> None:
     """Empty ``schema`` where the metastore is in use (a live session, a Thrift server)."""
     execute(f"create schema if not exists {schema}")
-    for row in execute(f"show tables in {schema}"):
-        if len(row) > 2 and row[2]:  # temporary views belong to no schema
-            continue
+    for table in schema_tables(execute, schema):
         # purge: Iceberg through the session catalog leaves the files behind otherwise
-        execute(f"drop table if exists {schema}.{row[1]} purge")
+        execute(f"drop table if exists {schema}.{table} purge")
+
+
+# The snapshots' mass-delete guard (var scd2_max_delete_share, docs/snapshot-metadata.md):
+# a --pct-del from this share up can close more than it, after rounding.
+DELETE_GUARD_SHARE = 0.5
+
+# The generator's spec fields as this command's options, for its error messages.
+_OPTIONS = {
+    "no_init_recs": "--init-recs",
+    "no_incr_recs": "--incr-recs",
+    "no_keys": "--keys",
+    "no_nonkeys": "--nonkeys",
+    "pct_del": "--pct-del",
+    "pct_upd": "--pct-upd",
+    "pct_unchanged": "--pct-unchanged",
+    "seed": "--seed",
+    "day": "--days",
+    "business_date": "--days",
+}
 
 
 def build_spec(options: PipelineOptions) -> GeneratorSpec:
@@ -141,7 +177,7 @@ def build_spec(options: PipelineOptions) -> GeneratorSpec:
     from python_helpers.generator import GeneratorSpec, InvalidGeneratorArgument
 
     try:
-        return GeneratorSpec(
+        spec = GeneratorSpec(
             no_init_recs=options.no_init_recs,
             no_incr_recs=options.no_incr_recs,
             no_keys=options.no_keys,
@@ -151,8 +187,10 @@ def build_spec(options: PipelineOptions) -> GeneratorSpec:
             pct_unchanged=options.pct_unchanged,
             seed=options.seed,
         )
+        spec.date_of(options.days)  # the last day exists (at most MAX_DAY, a real date)
+        return spec
     except InvalidGeneratorArgument as exc:
-        raise PipelineError(str(exc)) from exc
+        raise PipelineError(f"{_OPTIONS.get(exc.argument, exc.argument)}: {exc.rule}") from exc
 
 
 def _check_options(options: PipelineOptions) -> None:
@@ -164,6 +202,11 @@ def _check_options(options: PipelineOptions) -> None:
         raise PipelineError(
             "--format table needs the lakehouse's metastore in this process, which the Thrift "
             "server holds: use --format csv with --target thrift (seeds load through the server)"
+        )
+    if options.events is not None and options.output_format != "csv":
+        raise PipelineError(
+            "--format is the seed pipeline's: with --events the generator delivers each day's "
+            "events into tables of its own; leave out --format"
         )
     if options.events is not None and options.target == "thrift":
         raise PipelineError(
@@ -310,12 +353,17 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
         write_seed_placeholders,
         write_tables,
     )
-    from python_helpers.pipeline.reconcile import audit_column_names, reconcile
+    from python_helpers.pipeline.reconcile import History, audit_column_names, reconcile
 
     _check_options(options)
     spec = build_spec(options)  # validates before anything is touched
     os.environ["DBT_SCHEMA"] = options.schema
-    dbt_flags = ["--target", options.target, "--vars", json.dumps({"cdc_no_keys": options.no_keys})]
+    dbt_vars: dict[str, object] = {"cdc_no_keys": options.no_keys}
+    if options.pct_del >= DELETE_GUARD_SHARE:
+        # The generator's deletes are the day's truth, not a truncated extract: the
+        # snapshots' mass-delete guard (above half the open versions) would stop them.
+        dbt_vars["scd2_max_delete_share"] = 1
+    dbt_flags = ["--target", options.target, "--vars", json.dumps(dbt_vars)]
     quiet = [] if options.verbose else ["--quiet"]
     keys = spec.key_columns
     seeds_dir = options.project_dir / DEFAULT_SEEDS_DIR
@@ -338,13 +386,16 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
     )
     with timer.step(0, "start spark"):
         spark, execute = _ENGINES[options.target](options)
+    if not options.fresh:
+        assert_schema_unused(execute, options.schema)
     audit = audit_column_names(options.project_dir, dbt_flags)
 
     def dbt(day: int, *args: str) -> DbtStep:
         with timer.step(day, "dbt " + args[0]):
             return run_dbt([*quiet, *args, *dbt_flags], project_dir=options.project_dir)
 
-    results = []
+    results: list[Reconciliation] = []
+    histories: dict[str, History] = {}  # per snapshot, as the manifests so far imply it
     for day in range(1, options.days + 1):
         with timer.step(day, "generate"):
             data = generate_day(spark, spec, day)
@@ -364,17 +415,19 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
             for node in build.result.results:
                 if node.node.resource_type != "snapshot":
                     continue
-                results.append(
-                    reconcile(
-                        execute,
-                        options.schema,
-                        node.node.name,
-                        day,
-                        build.invocation_id,
-                        keys,
-                        audit,
-                    )
+                result = reconcile(
+                    execute,
+                    options.schema,
+                    node.node.name,
+                    day,
+                    build.invocation_id,
+                    keys,
+                    audit,
+                    columns=spec.source_columns,
+                    history_before=histories.get(node.node.name, History()),
                 )
+                histories[node.node.name] = result.expected_history
+                results.append(result)
 
     return results
 
@@ -390,12 +443,15 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
         landing_dir,
         write_event_day,
     )
+    from python_helpers.generator.output import DEFAULT_SEEDS_DIR, write_seed_placeholders
     from python_helpers.pipeline.reconcile_events import history_column_names, reconcile_events
 
     _check_options(options)
     spec = build_spec(options)
     events = options.events
     assert events is not None
+    # The project's snapshots ref() the seed cdc_source: it does not parse without its file.
+    write_seed_placeholders(options.project_dir / DEFAULT_SEEDS_DIR, spec)
     os.environ["DBT_SCHEMA"] = options.schema
     dbt_vars = {"cdc_no_keys": options.no_keys, "demo_events": events.shape}
     dbt_flags = ["--target", options.target, "--vars", json.dumps(dbt_vars)]
@@ -408,6 +464,8 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
     )
     with timer.step(0, "start spark"):
         spark, execute = _ENGINES[options.target](options)
+    if not options.fresh:
+        assert_schema_unused(execute, options.schema)
     names = history_column_names(options.project_dir, dbt_flags)
     results = []
     for day in range(1, options.days + 1):
@@ -468,27 +526,44 @@ def report(results: list[Reconciliation], timer: StepTimer) -> bool:
     for r in results:
         print(f"  {r.snapshot:<24} day {r.day}  {r.run_id}  {cdc_line(r.observed)}")
     print("\nReconciliation against the generator's manifest")
-    print(f"  {'snapshot':<24} {'day':>3}  {'change':<6} {'snapshot':>9} {'manifest':>9}  status")
+    print(f"  {'snapshot':<24} {'day':>3}  {'change':<8} {'snapshot':>9} {'manifest':>9}  status")
     ok = True
     for r in results:
         for code in ("U", "N", "I", "D"):
             ok &= r.ok(code)
             print(
-                f"  {r.snapshot:<24} {r.day:>3}  {code:<6} {r.observed.get(code, 0):>9} "
+                f"  {r.snapshot:<24} {r.day:>3}  {code:<8} {r.observed.get(code, 0):>9} "
                 f"{r.expected.get(code, 0):>9}  {'OK' if r.ok(code) else 'MISMATCH'}"
             )
         ok &= r.keys_differing == 0
         print(
-            f"  {r.snapshot:<24} {r.day:>3}  {'keys':<6} {r.keys_compared:>9} "
+            f"  {r.snapshot:<24} {r.day:>3}  {'keys':<8} {r.keys_compared:>9} "
             f"{r.keys_differing:>9}  {'OK' if r.keys_differing == 0 else 'MISMATCH'}"
             "  (keys compared / keys whose change differs)"
+        )
+        ok &= r.state_differing == 0
+        print(
+            f"  {r.snapshot:<24} {r.day:>3}  {'state':<8} {r.state_rows:>9} "
+            f"{r.state_differing:>9}  {'OK' if r.state_differing == 0 else 'MISMATCH'}"
+            "  (source rows / rows differing from the open versions, every column)"
+        )
+        history_ok = r.history == r.expected_history
+        ok &= history_ok
+        print(
+            f"  {r.snapshot:<24} {r.day:>3}  {'versions':<8} {r.history.versions:>9} "
+            f"{r.expected_history.versions:>9}  {'OK' if history_ok else 'MISMATCH'}"
+            f"  (versions, of which closed {r.history.closed} against "
+            f"{r.expected_history.closed} from the manifests)"
         )
     print("\nResult:", "every reconciliation OK" if ok else "MISMATCH found")
     return ok
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text}")
     return value
@@ -531,7 +606,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--pct-del",
         type=float,
         default=defaults.pct_del,
-        help="share of the previous day's keys deleted each day (default %(default)s)",
+        help="share of the previous day's keys deleted each day (default %(default)s); from "
+        "0.5 up, the snapshots' mass-delete guard is lifted (var scd2_max_delete_share = 1)",
     )
     add(
         "--pct-upd",
@@ -583,7 +659,8 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--keep-warehouse",
         action="store_true",
-        help="keep the existing warehouse and metastore instead of starting fresh",
+        help="keep the existing warehouse and metastore (other schemas' tables) instead of "
+        "starting fresh; the run's --schema must hold no tables yet",
     )
     add("--verbose", action="store_true", help="show dbt's own output for every step")
     events = parser.add_argument_group(

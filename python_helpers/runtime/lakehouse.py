@@ -33,6 +33,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -162,7 +163,10 @@ def spark_conf(include_jars: bool = True) -> dict[str, str]:
         # informational, and its refusal failed the commit with CommitStateUnknownException.
         "spark.hadoop.hive.metastore.disallow.incompatible.col.type.changes": "false",
         "spark.sql.session.timeZone": "UTC",
-        "spark.driver.extraJavaOptions": f"-Dderby.system.home={lake} -Duser.timezone=UTC",
+        # Spark splits these options like a shell: a folder with a space needs the quotes.
+        "spark.driver.extraJavaOptions": (
+            f"-Dderby.system.home={shlex.quote(str(lake))} -Duser.timezone=UTC"
+        ),
         "spark.local.dir": str(lake / "tmp"),
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",

@@ -19,7 +19,7 @@ from pyspark.sql import SparkSession
 from python_helpers.runtime.dbt_invoke import DbtStep, run_dbt
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 
-PROJECT_FILES = ("dbt_project.yml", "profiles.yml")
+PROJECT_FILES = ("dbt_project.yml", "profiles.yml", ".dbtignore")
 PROJECT_DIRS = ("macros",)
 
 
