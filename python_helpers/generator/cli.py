@@ -231,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             spec.date_of(day)  # a business date past 9999-12-31 fails here, not in Spark
         event_spec = spec_from_arguments(args, args.events) if args.events else None
     except InvalidGeneratorArgument as exc:
-        print(f"{PROG}: error: {option_name(exc.argument)}: {exc.rule}", file=sys.stderr)
+        print(f"{PROG}: error: {option_name(exc.argument, parser)}: {exc.rule}", file=sys.stderr)
         return EXIT_BAD_ARGUMENT
     except GeneratorError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
@@ -268,25 +268,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-POSITIONALS = frozenset(
-    {
-        "no_init_recs",
-        "no_incr_recs",
-        "no_keys",
-        "no_nonkeys",
-        "pct_del",
-        "pct_upd",
-        "pct_unchanged",
-        "initial_output",
-        "incremental_output",
-    }
-)
-
-
-def option_name(argument: str) -> str:
-    """The command-line spelling of a spec field an error names: positionals as they are,
-    every other field as its option (``business_date`` -> ``--business-date``)."""
-    if argument in POSITIONALS or argument.startswith("-") or " " in argument:
+def option_name(argument: str, parser: argparse.ArgumentParser) -> str:
+    """The command-line spelling of a spec field an error names: the parser's positionals as
+    they are, every other field as its option (``business_date`` -> ``--business-date``)."""
+    positionals = {action.dest for action in parser._actions if not action.option_strings}
+    if argument in positionals or argument.startswith("-") or " " in argument:
         return argument
     return "--" + argument.replace("_", "-")
 
