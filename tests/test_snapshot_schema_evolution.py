@@ -402,6 +402,32 @@ def test_text_column_whose_source_turns_into_another_type_fails(
     ]
 
 
+def test_a_column_of_nulls_of_another_type_is_no_type_change(dbt_project: ScratchProject) -> None:
+    """A source column that holds only NULLs, typed otherwise than the table's (a seed of an
+    extract whose column came empty: dbt types it bigint) changes nothing in the table: its
+    NULLs go into the string column, as new versions of the keys whose code was set."""
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
+    )
+    ddl = "id int, code {}, updated_at timestamp"
+    day1, day2 = T("2024-01-01 00:00:00"), T("2024-01-02 00:00:00")
+    write_source(dbt_project, [(1, "a", day1), (2, None, day1)], ddl.format("string"))
+    dbt_project.dbt("snapshot")
+    # Day 2: code is bigint and NULL on every row; id 1's code was 'a', id 2's was NULL.
+    write_source(dbt_project, [(1, None, day2), (2, None, day2)], ddl.format("bigint"))
+    dbt_project.dbt("snapshot")
+    assert _columns(dbt_project)["code"] == "string"
+    assert [
+        (r["id"], r["code"], r["dbt_valid_to"] is None) for r in history(dbt_project, "snap")
+    ] == [
+        (1, "a", False),
+        (1, None, True),
+        (2, None, False),  # updated_at moved, which check_cols='all' compares too
+        (2, None, True),
+    ]
+
+
 # --- upper-case meta column names --------------------------------------------------------
 
 

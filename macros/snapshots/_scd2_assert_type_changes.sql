@@ -1,4 +1,6 @@
-{% macro _scd2_assert_type_changes(table_types, new_columns, staging_relation=none) -%}
+{% macro _scd2_assert_type_changes(
+    table_types, new_columns, staging_relation=none, query_sql=none
+) -%}
     {#-
         The snapshot table's columns (`table_types`: {lower-case name: Spark type}) against
         the columns a run brings (`new_columns`: [name, type] pairs), by the one rule
@@ -9,10 +11,34 @@
         column whose source turned boolean made the view itself fail, with Spark's
         DATA_DIFF_TYPES, and one turned bigint passed, see _scd2_schema_change), then on the
         staging view's columns (dbt's own, whose types follow updated_at).
+        With `query_sql` (the query the columns come from), a column of another type that
+        holds only NULLs there is no change: an empty extract's seed types every column
+        bigint (dbt's type for a column without values), and its NULLs go into any column.
+        That costs one count over the query, only when a type differs.
     -#}
     {%- set classified = scd2_audit._scd2_column_changes(table_types, new_columns) -%}
+    {%- set changed = classified.incompatible -%}
+    {%- if changed and query_sql is not none -%}
+        {%- set counts -%}
+            select
+                {%- for name, table_type, source_type in changed %}
+                count({{ scd2_audit._scd2_quote(name) }}){{ ',' if not loop.last }}
+                {%- endfor %}
+            from (
+                {{ query_sql }}
+            ) as scd2_query
+        {%- endset -%}
+        {%- set values = run_query(counts).rows[0] -%}
+        {%- set with_values = [] -%}
+        {%- for change in changed -%}
+            {%- if values[loop.index0] > 0 -%}
+                {%- do with_values.append(change) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- set changed = with_values -%}
+    {%- endif -%}
     {%- set incompatible = [] -%}
-    {%- for name, table_type, source_type in classified.incompatible -%}
+    {%- for name, table_type, source_type in changed -%}
         {%- do incompatible.append(name ~ " is " ~ table_type
             ~ " in the snapshot table but " ~ source_type ~ " in the snapshot's query") -%}
     {%- endfor -%}

@@ -99,7 +99,8 @@
         {% for column in query_columns %}
             {% do query_types.append([column.name, column.type]) %}
         {% endfor %}
-        {% do scd2_audit._scd2_assert_type_changes(layout.types, query_types) %}
+        {% do scd2_audit._scd2_assert_type_changes(
+            layout.types, query_types, query_sql=model['compiled_code']) %}
     {% endif %}
 
     {% if not target_relation_exists %}
