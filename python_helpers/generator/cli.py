@@ -227,8 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             business_date=args.business_date,
         )
         _check_outputs(args)
-        for day in (1, 2) if args.initial_output is not None else (args.day or 1,):
-            spec.date_of(day)  # a business date past 9999-12-31 fails here, not in Spark
+        # The last day written: a business date past 9999-12-31 fails here, not in Spark.
+        spec.date_of(2 if args.initial_output is not None else args.day or 1)
         event_spec = spec_from_arguments(args, args.events) if args.events else None
     except InvalidGeneratorArgument as exc:
         print(f"{PROG}: error: {option_name(exc.argument, parser)}: {exc.rule}", file=sys.stderr)

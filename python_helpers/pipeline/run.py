@@ -313,6 +313,16 @@ def _thrift_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
 _ENGINES = {"local": _local_engine, "thrift": _thrift_engine, "cluster": _cluster_engine}
 
 
+def _start_engine(options: PipelineOptions, timer: StepTimer) -> tuple[SparkSession, Executor]:
+    """The target's Spark session and SQL executor, its schema emptied (a fresh start) or,
+    with --keep-warehouse, checked to hold nothing yet."""
+    with timer.step(0, "start spark"):
+        spark, execute = _ENGINES[options.target](options)
+    if not options.fresh:
+        assert_schema_unused(execute, options.schema)
+    return spark, execute
+
+
 def _generator_only_session() -> SparkSession:
     """A Spark session for generating CSVs only: no Hive metastore, no Iceberg catalog.
 
@@ -384,10 +394,7 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
         f"days: {options.days}  rows: {spec.no_init_recs}/{spec.no_incr_recs}  "
         f"shares del/upd/unchanged: {spec.pct_del}/{spec.pct_upd}/{spec.pct_unchanged}"
     )
-    with timer.step(0, "start spark"):
-        spark, execute = _ENGINES[options.target](options)
-    if not options.fresh:
-        assert_schema_unused(execute, options.schema)
+    spark, execute = _start_engine(options, timer)
     audit = audit_column_names(options.project_dir, dbt_flags)
 
     def dbt(day: int, *args: str) -> DbtStep:
@@ -462,10 +469,7 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
         f"days: {options.days}  rows: {spec.no_init_recs}/{spec.no_incr_recs}  "
         f"shares del/upd/unchanged: {spec.pct_del}/{spec.pct_upd}/{spec.pct_unchanged}"
     )
-    with timer.step(0, "start spark"):
-        spark, execute = _ENGINES[options.target](options)
-    if not options.fresh:
-        assert_schema_unused(execute, options.schema)
+    spark, execute = _start_engine(options, timer)
     names = history_column_names(options.project_dir, dbt_flags)
     results = []
     for day in range(1, options.days + 1):
@@ -527,34 +531,30 @@ def report(results: list[Reconciliation], timer: StepTimer) -> bool:
         print(f"  {r.snapshot:<24} day {r.day}  {r.run_id}  {cdc_line(r.observed)}")
     print("\nReconciliation against the generator's manifest")
     print(f"  {'snapshot':<24} {'day':>3}  {'change':<8} {'snapshot':>9} {'manifest':>9}  status")
-    ok = True
     for r in results:
         for code in ("U", "N", "I", "D"):
-            ok &= r.ok(code)
             print(
                 f"  {r.snapshot:<24} {r.day:>3}  {code:<8} {r.observed.get(code, 0):>9} "
                 f"{r.expected.get(code, 0):>9}  {'OK' if r.ok(code) else 'MISMATCH'}"
             )
-        ok &= r.keys_differing == 0
         print(
             f"  {r.snapshot:<24} {r.day:>3}  {'keys':<8} {r.keys_compared:>9} "
             f"{r.keys_differing:>9}  {'OK' if r.keys_differing == 0 else 'MISMATCH'}"
             "  (keys compared / keys whose change differs)"
         )
-        ok &= r.state_differing == 0
         print(
             f"  {r.snapshot:<24} {r.day:>3}  {'state':<8} {r.state_rows:>9} "
             f"{r.state_differing:>9}  {'OK' if r.state_differing == 0 else 'MISMATCH'}"
             "  (source rows / rows differing from the open versions, every column)"
         )
         history_ok = r.history == r.expected_history
-        ok &= history_ok
         print(
             f"  {r.snapshot:<24} {r.day:>3}  {'versions':<8} {r.history.versions:>9} "
             f"{r.expected_history.versions:>9}  {'OK' if history_ok else 'MISMATCH'}"
             f"  (versions, of which closed {r.history.closed} against "
             f"{r.expected_history.closed} from the manifests)"
         )
+    ok = all(r.all_ok for r in results)
     print("\nResult:", "every reconciliation OK" if ok else "MISMATCH found")
     return ok
 
@@ -563,7 +563,7 @@ def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text}") from None
+        value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text}")
     return value
