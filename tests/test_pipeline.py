@@ -163,6 +163,7 @@ def test_reconciliation_catches_a_history_altered_outside_the_runs(pipeline_run)
         (["--schema", "bad-name"], "--schema must be a plain identifier"),
         (["--target", "thrift", "--format", "table"], "--format table"),
         (["--events", "flat", "--format", "table"], "--format is the seed pipeline's"),
+        (["--events", "flat", "--pct-noop", "2"], "error: --pct-noop: must be"),
     ],
 )
 def test_bad_arguments_exit_2_and_touch_nothing(

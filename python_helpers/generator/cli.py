@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import date
 from pathlib import Path
 
@@ -231,7 +231,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         spec.date_of(2 if args.initial_output is not None else args.day or 1)
         event_spec = spec_from_arguments(args, args.events) if args.events else None
     except InvalidGeneratorArgument as exc:
-        print(f"{PROG}: error: {option_name(exc.argument, parser)}: {exc.rule}", file=sys.stderr)
+        positionals = [action.dest for action in parser._actions if not action.option_strings]
+        print(
+            f"{PROG}: error: {option_name(exc.argument, positionals)}: {exc.rule}", file=sys.stderr
+        )
         return EXIT_BAD_ARGUMENT
     except GeneratorError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
@@ -268,10 +271,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def option_name(argument: str, parser: argparse.ArgumentParser) -> str:
-    """The command-line spelling of a spec field an error names: the parser's positionals as
-    they are, every other field as its option (``business_date`` -> ``--business-date``)."""
-    positionals = {action.dest for action in parser._actions if not action.option_strings}
+def option_name(argument: str, positionals: Collection[str] = ()) -> str:
+    """The command-line spelling of a spec field an error names: ``positionals`` (and text
+    that is no field) as they are, every other field as its option (``business_date`` ->
+    ``--business-date``)."""
     if argument in positionals or argument.startswith("-") or " " in argument:
         return argument
     return "--" + argument.replace("_", "-")

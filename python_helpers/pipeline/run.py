@@ -157,19 +157,23 @@ def drop_schema_tables(execute: Executor, schema: str) -> None:
 # a --pct-del from this share up can close more than it, after rounding.
 DELETE_GUARD_SHARE = 0.5
 
-# The generator's spec fields as this command's options, for its error messages.
-_OPTIONS = {
+# The generator's spec fields that this command names otherwise than the generator's rule
+# (option_name: field -> --field), for its error messages.
+_RENAMED_OPTIONS = {
     "no_init_recs": "--init-recs",
     "no_incr_recs": "--incr-recs",
     "no_keys": "--keys",
     "no_nonkeys": "--nonkeys",
-    "pct_del": "--pct-del",
-    "pct_upd": "--pct-upd",
-    "pct_unchanged": "--pct-unchanged",
-    "seed": "--seed",
     "day": "--days",
     "business_date": "--days",
 }
+
+
+def _argument_error(exc: InvalidGeneratorArgument) -> str:
+    """A generator error, naming this command's option."""
+    from python_helpers.generator.cli import option_name
+
+    return f"{_RENAMED_OPTIONS.get(exc.argument) or option_name(exc.argument)}: {exc.rule}"
 
 
 def build_spec(options: PipelineOptions) -> GeneratorSpec:
@@ -190,7 +194,7 @@ def build_spec(options: PipelineOptions) -> GeneratorSpec:
         spec.date_of(options.days)  # the last day exists (at most MAX_DAY, a real date)
         return spec
     except InvalidGeneratorArgument as exc:
-        raise PipelineError(f"{_OPTIONS.get(exc.argument, exc.argument)}: {exc.rule}") from exc
+        raise PipelineError(_argument_error(exc)) from exc
 
 
 def _check_options(options: PipelineOptions) -> None:
@@ -701,7 +705,7 @@ def main(argv: list[str] | None = None) -> int:
             options = replace(options, events=spec_from_arguments(args, args.events))
         return run(options)
     except InvalidGeneratorArgument as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_argument_error(exc)}", file=sys.stderr)
         return 2
     except PipelineError as exc:
         print(f"error: {exc}", file=sys.stderr)
