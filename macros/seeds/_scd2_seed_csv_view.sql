@@ -26,7 +26,11 @@
         (`value >= '!'`, almost every line) is a record without the regular expression, which
         decodes the line. Together they made the pass over a 1,000,000-row file 2.4x faster
         (1.34 s to 0.56 s alone). A file whose test gives NULL (no line at all) is read as if
-        it had a `"`.
+        it had a `"`. The pass runs as one Spark job in one task (`coalesce(1)` after the row
+        ids are taken, so that the aggregate needs no shuffle): a global aggregate over the
+        file's splits is otherwise two jobs under adaptive execution, 0.13 s against 0.09 s
+        for the 10,000-row day's source file, where the single task costs 0.14 s over
+        1,000,000 rows (0.73 s against 0.59 s) and a seed file is rarely larger.
         Returns {'columns': the column names, 'rows': the record count or none, 'relation':
         the records as a subquery, every column text, to load from}.
     -#}
@@ -35,8 +39,9 @@
     {%- set scan = run_query(
         "select bool_or(contains(value, '\"')),"
         ~ " count_if(value >= '!' or value rlike '[^\\\\x00-\\\\x20]'),"
-        ~ " min_by(value, row_id) from (select value, monotonically_increasing_id() as row_id"
-        ~ " from text." ~ scd2_audit._scd2_quote(path) ~ ")").rows[0] -%}
+        ~ " min_by(value, row_id) from (select /*+ coalesce(1) */ * from (select value,"
+        ~ " monotonically_increasing_id() as row_id from text." ~ scd2_audit._scd2_quote(path)
+        ~ "))").rows[0] -%}
     {%- set quoted = scan[0] is not false -%}
     {%- set names = scd2_audit._scd2_seed_header(scan[2], delimiter) or [] -%}
     {%- if not names -%}

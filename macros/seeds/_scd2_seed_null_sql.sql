@@ -3,17 +3,18 @@
         SQL that is true when a seed cell is NULL by dbt's rule: agate (dbt_common's
         `build_type_tester`) reads a cell as NULL when, stripped of whitespace and lower-cased,
         it is '' or 'null' (a NULL cell gives NULL, which reads as false).
-        The regular expression runs only on the cells that could match, found by byte-wise
-        string comparisons that allocate nothing: a cell that starts with a printable ASCII
-        character other than `n`/`N` cannot strip to '' or 'null'. Whitespace below `!`
-        (`\t`..`\r`, `\x1c`..`\x20`) sorts before '!', and every other whitespace character
-        is multi-byte in UTF-8 and sorts after DEL.
+        The regular expression runs only on the cells that could match, found by the first
+        character's code point (`ascii`, 0 for ''): a cell that starts with a printable ASCII
+        character (33 to 126) other than `N` (78) or `n` (110) cannot strip to '' or 'null',
+        since every whitespace character is below 33 or above 126. The test is one function of
+        the cell, where byte-wise comparisons took five: a seed's select holds it once per
+        column, and Spark's analysis of a 16-column seed's select took 0.09 to 0.12 s with the
+        comparisons against 0.04 s with `ascii`, for the same speed over 1,000,000 rows
+        (docs/seeds.md, "How fast").
     -#}
     {%- set ws = scd2_audit._scd2_seed_whitespace() -%}
     {{- return(
-        "((" ~ cell ~ " < '!' or " ~ cell ~ " >= '\\u007f'"
-        ~ " or (" ~ cell ~ " >= 'N' and " ~ cell ~ " < 'O')"
-        ~ " or (" ~ cell ~ " >= 'n' and " ~ cell ~ " < 'o'))"
+        "((ascii(" ~ cell ~ ") not between 33 and 126 or ascii(" ~ cell ~ ") in (78, 110))"
         ~ " and " ~ cell ~ " rlike '^(?i)" ~ ws ~ "*(null)?" ~ ws ~ "*$')"
     ) -}}
 {%- endmacro %}
