@@ -208,20 +208,40 @@ def test_keep_warehouse_refuses_a_schema_with_tables(pipeline_run) -> None:
     assert commits.first()[0] == before
 
 
-def test_deletes_above_half_pass_the_delete_guard(spark: SparkSession, tmp_path) -> None:
-    """--pct-del 0.6: the day's deletes are the generator's truth, so the pipeline lifts the
-    snapshots' mass-delete guard (it stopped every such day). 10 keys: day 2 deletes 6,
-    updates 2, keeps 2 and adds 6 new keys."""
+@pytest.mark.parametrize(
+    ("guard_share", "shares", "day_2"),
+    [
+        # (--pct-del, --pct-upd, --pct-unchanged). The guard's default share, 0.5. 10 keys:
+        # day 2 deletes 6, updates 2, keeps 2 and adds 6 new keys (10 rows a day).
+        (None, (0.6, 0.2, 0.2), {"D": 6, "U": 2, "N": 2, "I": 6}),
+        # The project's own share, 0.3, read through dbt: deleting 4 of 10 keys is above it.
+        # Day 2 deletes 4, updates 3, keeps 3 and adds 4.
+        (0.3, (0.4, 0.3, 0.3), {"D": 4, "U": 3, "N": 3, "I": 4}),
+    ],
+)
+def test_deletes_from_the_guard_share_pass_the_delete_guard(
+    spark: SparkSession,
+    tmp_path,
+    guard_share: float | None,
+    shares: tuple[float, float, float],
+    day_2: dict[str, int],
+) -> None:
+    """--pct-del from the snapshots' mass-delete guard's share up (var scd2_max_delete_share,
+    default 0.5, or the project's own): the day's deletes are the generator's truth, so the
+    pipeline lifts the guard (it stopped every such day)."""
     root = tmp_path / "project"
     project = ScratchProject(root, "pipeline_deletes", spark, include=("models", "snapshots"))
+    if guard_share is not None:
+        with (root / "dbt_project.yml").open("a") as config:
+            config.write(f"\nvars:\n  scd2_max_delete_share: {guard_share}\n")
     options = PipelineOptions(
         no_init_recs=10,
         no_incr_recs=10,
         no_keys=1,
         no_nonkeys=1,
-        pct_del=0.6,
-        pct_upd=0.2,
-        pct_unchanged=0.2,
+        pct_del=shares[0],
+        pct_upd=shares[1],
+        pct_unchanged=shares[2],
         days=2,
         schema=project.schema,
         project_dir=root,
@@ -229,8 +249,8 @@ def test_deletes_above_half_pass_the_delete_guard(spark: SparkSession, tmp_path)
     )
     results = run_days(options, StepTimer())
     assert sorted((r.snapshot, r.day, r.observed, r.all_ok) for r in results if r.day == 2) == [
-        ("cdc_check_snapshot", 2, {"D": 6, "U": 2, "N": 2, "I": 6}, True),
-        ("cdc_timestamp_snapshot", 2, {"D": 6, "U": 2, "N": 2, "I": 6}, True),
+        ("cdc_check_snapshot", 2, day_2, True),
+        ("cdc_timestamp_snapshot", 2, day_2, True),
     ]
 
 
@@ -270,3 +290,32 @@ def test_documented_daily_path(spark: SparkSession, tmp_path) -> None:
         ).first()
         # closed: 100 deleted + 200 updated; inserted: 200 updated + 100 new; open: 500 keys.
         assert tuple(counts) == (300, 300, 500), (snapshot, counts)
+
+
+def test_a_second_run_on_the_same_schema_starts_it_afresh(spark: SparkSession, tmp_path) -> None:
+    """Where the metastore is kept between runs (a live session, a Thrift server, the cluster's
+    metastore), a run empties its schema first: the analyst views of the run before it as well
+    as its tables (Spark refuses `drop table` on a view, and the second run failed so). Each run:
+    one day of 10 keys, so both snapshots hold 10 versions, all inserted by that run."""
+    root = tmp_path / "project"
+    project = ScratchProject(root, "pipeline_again", spark, include=("models", "snapshots"))
+    options = PipelineOptions(
+        no_init_recs=10,
+        no_incr_recs=10,
+        no_keys=1,
+        no_nonkeys=1,
+        days=1,
+        schema=project.schema,
+        project_dir=root,
+        output_format="table",
+    )
+    first = run_days(options, StepTimer())
+    views = spark.sql(f"show views in {project.schema}").collect()
+    assert "cdc_check_current" in {v.viewName for v in views if not v.isTemporary}
+    second = run_days(options, StepTimer())
+    for results in (first, second):
+        assert sorted((r.snapshot, r.observed, r.history.versions, r.all_ok) for r in results) == [
+            ("cdc_check_snapshot", {"I": 10}, 10, True),
+            ("cdc_timestamp_snapshot", {"I": 10}, 10, True),
+        ]
+    assert first[0].run_id != second[0].run_id

@@ -19,7 +19,13 @@ import pytest
 from pyhive import hive
 
 from python_helpers.operations.thrift import pid_alive, port_in_use
-from python_helpers.pipeline.run import PipelineOptions, StepTimer, run_days
+from python_helpers.pipeline.run import (
+    QUERY_VERBS,
+    PipelineOptions,
+    StepTimer,
+    drop_schema_tables,
+    run_days,
+)
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 from python_helpers.tooling.scratch import ScratchProject
 from tests.seed_cases import (
@@ -239,6 +245,14 @@ def test_pipeline_through_thrift(
         if row[0] == "Location"
     ]
     assert str(thrift_server.lakehouse) in location[0][1]
+    # The next run's fresh start, through the server: the analyst views go with the tables.
+    views = thrift_server.query("show views in thrift_pipeline")
+    assert "cdc_check_current" in {row[1] for row in views}
+    drop_schema_tables(
+        lambda sql: thrift_server.query(sql, fetch=sql.split()[0].lower() in QUERY_VERBS),
+        "thrift_pipeline",
+    )
+    assert thrift_server.query("show tables in thrift_pipeline") == []
 
 
 @pytest.mark.parametrize("method", ["spark_csv", "sql_inserts"])

@@ -3,20 +3,14 @@
         Guard against an empty or truncated extract: with hard deletes on, a source that
         arrives empty closes every open version as deleted, and the history is wrong from
         then on. Stop before the merge when the run would close, as deleted, more than
-        var('scd2_max_delete_share') (default 0.5) of the open versions.
+        scd2_max_delete_share() (var scd2_max_delete_share, default 0.5) of the open versions.
         An intended mass delete passes with a higher share for that run, e.g.
         --vars '{scd2_max_delete_share: 1}'.
     -#}
     {%- if not execute or strategy.hard_deletes not in ('invalidate', 'new_record') -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set raw = var('scd2_max_delete_share', 0.5) -%}
-    {%- set limit = raw | float(-1) -%}
-    {%- if (raw | string | trim) == '' or limit < 0 or limit > 1 -%}
-        {{ exceptions.raise_compiler_error(
-            "var 'scd2_max_delete_share' must be a number from 0 to 1 (the largest share of "
-            ~ "open versions one snapshot run may close as deleted), got '" ~ raw ~ "'.") }}
-    {%- endif -%}
+    {%- set limit = scd2_audit.scd2_max_delete_share() -%}
     {%- if limit >= 1 -%}{{ return(none) }}{%- endif -%}
 
     {%- set columns = config.get('snapshot_table_column_names')

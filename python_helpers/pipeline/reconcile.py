@@ -27,18 +27,37 @@ from python_helpers.runtime.lakehouse import PROJECT_ROOT
 CODES = {"updated": "U", "unchanged": "N", "inserted": "I", "deleted": "D"}
 Executor = Callable[[str], Sequence[Sequence[Any]]]
 
-# One dbt query returns the names as the package resolves them (macro
-# scd2_audit_column_names: its defaults, the project's vars and the run's --vars).
-_AUDIT_NAMES_SQL = "select '{{ tojson(scd2_audit.scd2_audit_column_names()) }}' as names"
+# One dbt query returns the snapshots' settings as the package resolves them (its defaults,
+# the project's vars and the run's --vars): the audit column names (macro
+# scd2_audit_column_names) and the mass-delete guard's share (macro scd2_max_delete_share).
+_SETTINGS_SQL = (
+    "select '{{ tojson({"
+    "'audit': scd2_audit.scd2_audit_column_names(), "
+    "'max_delete_share': scd2_audit.scd2_max_delete_share()"
+    "}) }}' as settings"
+)
+
+
+@dataclass(frozen=True)
+class SnapshotSettings:
+    audit: dict[str, str]  # operational metadata column names, role -> name
+    max_delete_share: float  # the largest share of open versions a run may close as deleted
+
+
+def snapshot_settings(
+    project_dir: Path = PROJECT_ROOT, dbt_args: Sequence[str] = ()
+) -> SnapshotSettings:
+    """The snapshots' settings, read through dbt from their one definition, the package's
+    macros; ``dbt_args`` as for the run (``--target``, ``--vars``)."""
+    settings = dbt_show_json(_SETTINGS_SQL, project_dir, dbt_args)
+    return SnapshotSettings(settings["audit"], float(settings["max_delete_share"]))
 
 
 def audit_column_names(
     project_dir: Path = PROJECT_ROOT, dbt_args: Sequence[str] = ()
 ) -> dict[str, str]:
-    """The operational metadata column names (role -> name), read through dbt from their one
-    definition, the package macro ``scd2_audit_column_names``; ``dbt_args`` as for the run
-    (``--target``, ``--vars``)."""
-    return dbt_show_json(_AUDIT_NAMES_SQL, project_dir, dbt_args)
+    """The operational metadata column names (role -> name): :func:`snapshot_settings`."""
+    return snapshot_settings(project_dir, dbt_args).audit
 
 
 def dbt_show_json(sql: str, project_dir: Path, dbt_args: Sequence[str]) -> Any:

@@ -146,16 +146,18 @@ def assert_schema_unused(execute: Executor, schema: str) -> None:
 
 
 def drop_schema_tables(execute: Executor, schema: str) -> None:
-    """Empty ``schema`` where the metastore is in use (a live session, a Thrift server)."""
+    """Empty ``schema`` where the metastore is in use (a live session, a Thrift server, the
+    cluster's metastore): its views (a previous run's analyst views) and its tables."""
     execute(f"create schema if not exists {schema}")
+    # show views: (namespace, viewName, isTemporary, ...); Spark refuses `drop table` on a view.
+    views = {row[1] for row in execute(f"show views in {schema}") if not row[2]}
     for table in schema_tables(execute, schema):
-        # purge: Iceberg through the session catalog leaves the files behind otherwise
-        execute(f"drop table if exists {schema}.{table} purge")
+        if table in views:
+            execute(f"drop view if exists {schema}.{table}")
+        else:
+            # purge: Iceberg through the session catalog leaves the files behind otherwise
+            execute(f"drop table if exists {schema}.{table} purge")
 
-
-# The snapshots' mass-delete guard (var scd2_max_delete_share, docs/snapshot-metadata.md):
-# a --pct-del from this share up can close more than it, after rounding.
-DELETE_GUARD_SHARE = 0.5
 
 # The generator's spec fields that this command names otherwise than the generator's rule
 # (option_name: field -> --field), for its error messages.
@@ -367,17 +369,12 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
         write_seed_placeholders,
         write_tables,
     )
-    from python_helpers.pipeline.reconcile import History, audit_column_names, reconcile
+    from python_helpers.pipeline.reconcile import History, reconcile, snapshot_settings
 
     _check_options(options)
     spec = build_spec(options)  # validates before anything is touched
     os.environ["DBT_SCHEMA"] = options.schema
     dbt_vars: dict[str, object] = {"cdc_no_keys": options.no_keys}
-    if options.pct_del >= DELETE_GUARD_SHARE:
-        # The generator's deletes are the day's truth, not a truncated extract: the
-        # snapshots' mass-delete guard (above half the open versions) would stop them.
-        dbt_vars["scd2_max_delete_share"] = 1
-    dbt_flags = ["--target", options.target, "--vars", json.dumps(dbt_vars)]
     quiet = [] if options.verbose else ["--quiet"]
     keys = spec.key_columns
     seeds_dir = options.project_dir / DEFAULT_SEEDS_DIR
@@ -399,7 +396,16 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
         f"shares del/upd/unchanged: {spec.pct_del}/{spec.pct_upd}/{spec.pct_unchanged}"
     )
     spark, execute = _start_engine(options, timer)
-    audit = audit_column_names(options.project_dir, dbt_flags)
+    settings = snapshot_settings(
+        options.project_dir, ["--target", options.target, "--vars", json.dumps(dbt_vars)]
+    )
+    audit = settings.audit
+    if options.pct_del >= settings.max_delete_share:
+        # The generator's deletes are the day's truth, not a truncated extract, and a share
+        # of them from the guard's up can close more than it, after rounding: the snapshots'
+        # mass-delete guard would stop them.
+        dbt_vars["scd2_max_delete_share"] = 1
+    dbt_flags = ["--target", options.target, "--vars", json.dumps(dbt_vars)]
 
     def dbt(day: int, *args: str) -> DbtStep:
         with timer.step(day, "dbt " + args[0]):
@@ -611,7 +617,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=defaults.pct_del,
         help="share of the previous day's keys deleted each day (default %(default)s); from "
-        "0.5 up, the snapshots' mass-delete guard is lifted (var scd2_max_delete_share = 1)",
+        "the snapshots' mass-delete guard's share up (var scd2_max_delete_share, default 0.5), "
+        "the guard is lifted for the demo's runs",
     )
     add(
         "--pct-upd",
