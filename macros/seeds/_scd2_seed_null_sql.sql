@@ -10,7 +10,7 @@
         the cell, where byte-wise comparisons took five: a seed's select holds it once per
         column, and Spark's analysis of a 16-column seed's select took 0.09 to 0.12 s with the
         comparisons against 0.04 s with `ascii`, for the same speed over 1,000,000 rows
-        (docs/seeds.md, "How fast").
+        (docs/seeds.md, "Known limit: the speed of small seeds").
     -#}
     {%- set ws = scd2_audit._scd2_seed_whitespace() -%}
     {{- return(
