@@ -58,7 +58,7 @@ thrift-start: setup  ## start a Spark Thrift Server on the lakehouse (127.0.0.1:
 thrift-stop:  ## stop the Spark Thrift Server (says so when none runs)
 	$(BIN)/python -m python_helpers.operations.thrift stop $(THRIFT_ARGS)
 
-thrift-status:  ## is a Spark Thrift Server running? (exit 3 when not)
+thrift-status:  ## is a Spark Thrift Server running? (fails when not: the command exits 3, make 2)
 	$(BIN)/python -m python_helpers.operations.thrift status $(THRIFT_ARGS)
 
 # A Spark standalone master and workers with a shared Hive metastore over PostgreSQL
@@ -72,7 +72,7 @@ cluster-restart:  ## restart one part of the cluster, PART=metastore (or postgre
 cluster-stop:  ## stop the cluster and its metastore (says so when none runs)
 	$(BIN)/python -m python_helpers.operations.cluster stop
 
-cluster-status:  ## what of the cluster runs, with its URLs (exit 3 when nothing runs)
+cluster-status:  ## what of the cluster runs, with its URLs (fails when nothing runs: the command exits 3, make 2)
 	$(BIN)/python -m python_helpers.operations.cluster status
 
 clean:  ## remove warehouse, metastore and dbt outputs (keeps .venv and cached jars)

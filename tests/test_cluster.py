@@ -46,6 +46,7 @@ from python_helpers.operations.cluster import (
     client_conf,
     free_port_offset,
 )
+from python_helpers.operations.cluster import stop as stop_cluster
 from python_helpers.operations.thrift import SERVER_CLASS, ServerFiles, pid_alive, port_in_use
 from python_helpers.pipeline.run import PipelineError, check_no_server_on_lakehouse
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
@@ -118,6 +119,41 @@ def test_local_pipeline_refuses_only_a_server_holding_derby(
     finally:
         stand_in.kill()
         stand_in.wait()
+
+
+def test_cluster_stop_stops_a_thrift_server_on_the_cluster(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Thrift server started with --cluster is an application of the cluster: stopping the
+    cluster stops it too (it kept listening, and failed every query). One on the lakehouse's
+    Derby metastore is none of the cluster's and stays. No cluster runs here: processes whose
+    command line names the server's class stand for the servers."""
+    monkeypatch.setenv("LAKEHOUSE_DIR", str(tmp_path))
+    shared, derby = ServerFiles(10098), ServerFiles(10099)
+    shared.folder.mkdir(parents=True)
+    stand_ins = {
+        files.port: subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(120)", SERVER_CLASS]
+        )
+        for files in (shared, derby)
+    }
+    try:
+        for files in (shared, derby):
+            files.pid.write_text(f"{stand_ins[files.port].pid}\n")
+        conf = client_conf(ClusterState(ClusterPorts.for_offset(0, 2), {}, "1g"))
+        shared.properties.write_text("".join(f"{k} {v}\n" for k, v in conf.items()))
+        derby.properties.write_text("")
+        report = stop_cluster(say=False)
+        assert report[0] == (
+            f"Spark Thrift Server on port 10098 (pid {stand_ins[10098].pid}) stopped; "
+            f"log {shared.log}"
+        )
+        assert not pid_alive(stand_ins[10098].pid) and not shared.pid.exists()
+        assert pid_alive(stand_ins[10099].pid) and derby.pid.exists()
+    finally:
+        for stand_in in stand_ins.values():
+            stand_in.kill()
+            stand_in.wait()
 
 
 def test_pipeline_refuses_a_cluster_that_is_not_up(tmp_path: Path) -> None:

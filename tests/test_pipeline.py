@@ -12,6 +12,8 @@ from python_helpers.pipeline.run import (
     PipelineError,
     PipelineOptions,
     StepTimer,
+    _thrift_engine,
+    build_parser,
     main,
     report,
     run_days,
@@ -319,3 +321,28 @@ def test_a_second_run_on_the_same_schema_starts_it_afresh(spark: SparkSession, t
             ("cdc_timestamp_snapshot", {"I": 10}, 10, True),
         ]
     assert first[0].run_id != second[0].run_id
+
+
+def test_the_target_defaults_to_dbt_target(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """--target defaults to $DBT_TARGET, as dbt's own target does (profiles.yml), else local;
+    a $DBT_TARGET the pipeline cannot run on is an argument error naming it."""
+    monkeypatch.delenv("DBT_TARGET", raising=False)
+    assert build_parser().parse_args([]).target == "local"
+    monkeypatch.setenv("DBT_TARGET", "thrift")
+    assert build_parser().parse_args([]).target == "thrift"
+    assert build_parser().parse_args(["--target", "cluster"]).target == "cluster"
+    monkeypatch.setenv("DBT_TARGET", "bogus")
+    with pytest.raises(SystemExit) as exit_info:
+        main([])
+    assert exit_info.value.code == 2
+    assert "$DBT_TARGET is 'bogus'; choose from local, thrift, cluster" in capsys.readouterr().err
+
+
+def test_a_thrift_port_that_is_no_number_is_an_argument_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SPARK_THRIFT_PORT as the Thrift CLI reads it: a clear error (exit 2 from main), not a
+    traceback, before any connection is tried."""
+    monkeypatch.setenv("SPARK_THRIFT_PORT", "abc")
+    with pytest.raises(PipelineError, match="SPARK_THRIFT_PORT: not a port number: 'abc'"):
+        _thrift_engine(PipelineOptions(target="thrift"))

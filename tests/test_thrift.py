@@ -60,7 +60,9 @@ class ThriftServer:
     def log_file(self) -> Path:
         return self.lakehouse / "thrift" / f"thrift-{self.port}.log"
 
-    def cli(self, *args: str, lakehouse: Path | None = None) -> subprocess.CompletedProcess[str]:
+    def cli(
+        self, *args: str, lakehouse: Path | None = None, port: int | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """``python -m python_helpers.operations.thrift <args> --port P --lakehouse-dir D``."""
         command = [
             sys.executable,
@@ -68,7 +70,7 @@ class ThriftServer:
             "python_helpers.operations.thrift",
             *args,
             "--port",
-            str(self.port),
+            str(port or self.port),
         ]
         command += ["--lakehouse-dir", str(lakehouse or self.lakehouse)]
         return subprocess.run(
@@ -162,6 +164,16 @@ def test_second_start_is_refused(thrift_server: ThriftServer, tmp_path: Path) ->
     elsewhere = thrift_server.cli("start", lakehouse=tmp_path / "other")
     assert elsewhere.returncode == 1
     assert f"port {thrift_server.port} on 127.0.0.1 is already in use" in elsewhere.stderr
+
+    # Another port of the same lakehouse: the running server holds its Derby metastore, so a
+    # second one could not open it; refused before any JVM starts (no log of its own).
+    other = _free_port()
+    second = thrift_server.cli("start", port=other)
+    assert second.returncode == 1
+    assert (
+        f"already runs for this lakehouse on port {thrift_server.port} (pid {pid})" in second.stderr
+    )
+    assert not (thrift_server.lakehouse / "thrift" / f"thrift-{other}.log").exists()
 
 
 def test_dbt_snapshot_through_thrift(

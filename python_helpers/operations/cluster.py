@@ -39,11 +39,14 @@ from python_helpers.operations.thrift import (
     ThriftStopError,
     ThriftUsageError,
     log_tail,
+    on_shared_metastore,
     pid_alive,
     port_in_use,
+    running_servers,
     spark_home,
     terminate,
 )
+from python_helpers.operations.thrift import stop as stop_thrift
 from python_helpers.runtime.lakehouse import lakehouse_dir, prepare_dirs, warehouse_dir
 
 HOST = "127.0.0.1"
@@ -744,8 +747,16 @@ def running_state() -> ClusterState:
 
 
 def stop(say: bool = True) -> list[str]:
-    """Stop every part started for this lakehouse, workers first; return what was done."""
+    """Stop every part started for this lakehouse, workers first; return what was done.
+    A Thrift server running as an application of the cluster (``thrift start --cluster``)
+    stops first: without the cluster it would still listen, and fail every query."""
     report = []
+    for files, _pid in running_servers():
+        if on_shared_metastore(files):
+            try:
+                report.append(stop_thrift(files.port))
+            except ThriftStopError as exc:
+                report.append(f"Spark Thrift Server on port {files.port}: NOT STOPPED: {exc}")
     state = read_state()
     if state is not None:
         for name, pid in reversed(list(state.pids.items())):

@@ -183,6 +183,30 @@ def on_shared_metastore(files: ServerFiles) -> bool:
         return False
 
 
+def running_servers() -> list[tuple[ServerFiles, int]]:
+    """Every server started for this lakehouse that still runs, on any port: (files, pid)."""
+    folder = ServerFiles(DEFAULT_PORT).folder
+    servers = []
+    for pid_file in sorted(folder.glob("thrift-*.pid")) if folder.exists() else []:
+        try:
+            files = ServerFiles(int(pid_file.stem.split("-", 1)[1]))
+        except ValueError:
+            continue  # not a file this module writes
+        pid = read_pid(files)
+        if pid is not None:
+            servers.append((files, pid))
+    return servers
+
+
+def derby_holder() -> tuple[ServerFiles, int] | None:
+    """A server of this lakehouse that holds its embedded Derby metastore, which admits one
+    JVM: one started without ``--cluster``. None when no such server runs."""
+    return next(
+        ((files, pid) for files, pid in running_servers() if not on_shared_metastore(files)),
+        None,
+    )
+
+
 def read_pid(files: ServerFiles) -> int | None:
     """The pid of the server started for ``files.port``; removes a stale pid file."""
     try:
@@ -319,6 +343,15 @@ def start(
             f"port {port} on {host} is already in use by a process this lakehouse did not "
             f"start (no live pid file {files.pid}). Another Thrift server, maybe on another "
             f"LAKEHOUSE_DIR? Stop that one, or pick another port: --port / SPARK_THRIFT_PORT."
+        )
+    holder = None if on_cluster else derby_holder()
+    if holder is not None:
+        raise ThriftAlreadyRunningError(
+            f"a Spark Thrift Server already runs for this lakehouse on port {holder[0].port} "
+            f"(pid {holder[1]}) and holds its Derby metastore ({metastore_dir()}), which admits "
+            f"one JVM: a second server could not open it. Use that one (SPARK_THRIFT_PORT="
+            f"{holder[0].port}), or stop it first: {_stop_command(holder[0].port)}. On the "
+            "cluster's shared metastore (make cluster-start; --cluster) several servers can run."
         )
     prepare_dirs()
     files.folder.mkdir(parents=True, exist_ok=True)
@@ -458,7 +491,8 @@ def status(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> ServerStatus:
 # --- command line -------------------------------------------------------------------------
 
 
-def _env_port() -> int:
+def env_port() -> int:
+    """SPARK_THRIFT_PORT (default 10000), checked; ThriftUsageError names it when it is no port."""
     raw = os.environ.get("SPARK_THRIFT_PORT") or str(DEFAULT_PORT)
     try:
         return _port(raw)
@@ -588,7 +622,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.lakehouse_dir is not None:
             os.environ["LAKEHOUSE_DIR"] = str(args.lakehouse_dir.resolve())
-        port = args.port if args.port is not None else _env_port()
+        port = args.port if args.port is not None else env_port()
         host = getattr(args, "host", None) or os.environ.get("SPARK_THRIFT_HOST") or DEFAULT_HOST
         if args.command == "start":
             user = args.user or os.environ.get("SPARK_THRIFT_USER") or "dbt"
@@ -606,8 +640,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "  on the cluster's shared metastore: other JVMs may use it meanwhile."
                     if args.cluster
                     else "  note: Derby admits one JVM at a time: while this server runs, "
-                    "session-mode Spark (dbt --target local, make test, make demo) cannot use "
-                    "this lakehouse."
+                    "session-mode Spark on this lakehouse (dbt --target local, make demo) "
+                    "cannot use it (make test uses lakehouses of its own)."
                 )
             )
             return 0

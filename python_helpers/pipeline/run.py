@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 
 
 QUERY_VERBS = {"select", "with", "show", "describe", "desc"}
+# dbt's targets in profiles.yml that the pipeline runs on.
+TARGETS = ("local", "thrift", "cluster")
 
 
 class PipelineError(RuntimeError):
@@ -104,20 +106,17 @@ class StepTimer:
 def check_no_server_on_lakehouse() -> None:
     """The embedded Derby metastore admits one JVM: refuse while a Thrift server holds it (a
     server on the cluster's shared metastore does not)."""
-    folder = lakehouse_dir() / "thrift"
-    if not folder.exists():
-        return
-    from python_helpers.operations.thrift import ServerFiles, on_shared_metastore, read_pid
+    from python_helpers.operations.thrift import derby_holder
 
-    for pid_file in folder.glob("thrift-*.pid"):
-        files = ServerFiles(int(pid_file.stem.split("-", 1)[1]))
-        pid = read_pid(files)
-        if pid is not None and not on_shared_metastore(files):
-            raise PipelineError(
-                f"a Spark Thrift Server (pid {pid}, port {files.port}) holds this lakehouse's "
-                f"metastore ({lakehouse_dir()}). Stop it first (make thrift-stop "
-                f"SPARK_THRIFT_PORT={files.port}), or set LAKEHOUSE_DIR to another folder."
-            )
+    holder = derby_holder()
+    if holder is not None:
+        files, pid = holder
+        raise PipelineError(
+            f"a Spark Thrift Server (pid {pid}, port {files.port}) holds this lakehouse's "
+            f"metastore ({lakehouse_dir()}). Stop it first (make thrift-stop "
+            f"SPARK_THRIFT_PORT={files.port}), use it (--target thrift), or set LAKEHOUSE_DIR "
+            "to another folder."
+        )
 
 
 def fresh_lakehouse() -> None:
@@ -285,8 +284,13 @@ def _thrift_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
     """
     from pyhive import hive
 
-    host = os.environ.get("SPARK_THRIFT_HOST", "127.0.0.1")
-    port = int(os.environ.get("SPARK_THRIFT_PORT", "10000"))
+    from python_helpers.operations.thrift import DEFAULT_HOST, ThriftUsageError, env_port
+
+    host = os.environ.get("SPARK_THRIFT_HOST") or DEFAULT_HOST
+    try:
+        port = env_port()
+    except ThriftUsageError as exc:
+        raise PipelineError(f"{exc} (the Thrift server's port, for --target thrift)") from None
     try:
         connection = hive.connect(
             host=host, port=port, username=os.environ.get("SPARK_THRIFT_USER", "dbt")
@@ -317,6 +321,18 @@ def _thrift_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
 
 # The Spark session and SQL executor of each dbt target.
 _ENGINES = {"local": _local_engine, "thrift": _thrift_engine, "cluster": _cluster_engine}
+
+
+def _where(options: PipelineOptions) -> str:
+    """Where the run's tables live, for its first line."""
+    if options.target == "thrift":
+        return (
+            f"Thrift server {os.environ.get('SPARK_THRIFT_HOST') or '127.0.0.1'}:"
+            f"{os.environ.get('SPARK_THRIFT_PORT') or '10000'}"
+        )
+    if options.target == "cluster":
+        return f"{lakehouse_dir()} on its standalone cluster"
+    return str(lakehouse_dir())
 
 
 def _start_engine(options: PipelineOptions, timer: StepTimer) -> tuple[SparkSession, Executor]:
@@ -382,16 +398,9 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
     # loaded (the day's tables take their place) but must exist for the project to parse.
     write_seed_placeholders(seeds_dir, spec)
 
-    where = {
-        "local": str(lakehouse_dir()),
-        "cluster": f"{lakehouse_dir()} on its standalone cluster",
-    }.get(
-        options.target,
-        f"Thrift server {os.environ.get('SPARK_THRIFT_HOST', '127.0.0.1')}:"
-        f"{os.environ.get('SPARK_THRIFT_PORT', '10000')}",
-    )
     print(
-        f"Lakehouse: {where}  schema: {options.schema}  format: {options.output_format}  "
+        f"Lakehouse: {_where(options)}  schema: {options.schema}  "
+        f"format: {options.output_format}  "
         f"days: {options.days}  rows: {spec.no_init_recs}/{spec.no_incr_recs}  "
         f"shares del/upd/unchanged: {spec.pct_del}/{spec.pct_upd}/{spec.pct_unchanged}"
     )
@@ -475,7 +484,7 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
     quiet = [] if options.verbose else ["--quiet"]
     landing = landing_dir(lakehouse_dir(), options.schema)
     print(
-        f"Lakehouse: {lakehouse_dir()}  schema: {options.schema}  events: {events.shape}  "
+        f"Lakehouse: {_where(options)}  schema: {options.schema}  events: {events.shape}  "
         f"days: {options.days}  rows: {spec.no_init_recs}/{spec.no_incr_recs}  "
         f"shares del/upd/unchanged: {spec.pct_del}/{spec.pct_upd}/{spec.pct_unchanged}"
     )
@@ -661,11 +670,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add(
         "--target",
-        choices=("local", "thrift", "cluster"),
-        default="local",
-        help="dbt target: local (in-process Spark, default), thrift (a running Spark Thrift "
-        "Server at SPARK_THRIFT_HOST:SPARK_THRIFT_PORT, see make thrift-start) or cluster "
-        "(the lakehouse's standalone cluster and shared metastore, see make cluster-start)",
+        choices=TARGETS,
+        default=os.environ.get("DBT_TARGET") or "local",
+        help="dbt target: local (in-process Spark), thrift (a running Spark Thrift Server at "
+        "SPARK_THRIFT_HOST:SPARK_THRIFT_PORT, see make thrift-start) or cluster (the "
+        "lakehouse's standalone cluster and shared metastore, see make cluster-start); "
+        "default $DBT_TARGET, as for dbt, or local",
     )
     add(
         "--keep-warehouse",
@@ -690,7 +700,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.target not in TARGETS:  # argparse checks the choices of given values only
+        parser.error(
+            f"argument --target: $DBT_TARGET is {args.target!r}; choose from "
+            f"{', '.join(TARGETS)}, or give --target"
+        )
     options = PipelineOptions(
         no_init_recs=args.init_recs,
         no_incr_recs=args.incr_recs,
