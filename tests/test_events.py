@@ -1434,6 +1434,57 @@ def test_debezium_batch_of_deletes_only(dbt_project: ScratchProject, tmp_path) -
     assert iceberg_commits(dbt_project, "history") == commits
 
 
+@pytest.mark.parametrize("envelope", [False, True], ids=["plain", "envelope"])
+def test_debezium_table_whose_schema_a_first_batch_of_reads_fixed(
+    dbt_project: ScratchProject, tmp_path, envelope: bool
+) -> None:
+    """The setup docs/events.md recommends: one JSON table over the topic's folder. Created at
+    Debezium's first batch (snapshot reads: every `before` null), the table keeps the schema
+    Spark inferred then, `before` a string, and later lines' `before` reads as JSON text. It is
+    read as a row: day 2's update (its old values in `before`) and delete (its key only in
+    `before`) apply, where the delete was taken for an event without a key. With and without
+    Kafka Connect's schema/payload envelope. Day 1: reads of 1 Alice and 2 Bob at hour 0;
+    day 2: 1 becomes Angela at hour 1, 2 is deleted at hour 2."""
+    t0, hour = T0_MS, HOUR_MS
+
+    def change(*args) -> str:
+        line = debezium_line(*args)
+        return json.dumps({"schema": {}, "payload": json.loads(line)}) if envelope else line
+
+    folder = tmp_path / "topic"
+    folder.mkdir()
+    (folder / "batch-1.json").write_text(
+        change("r", None, {"id": 1, "name": "Alice"}, t0, 10)
+        + "\n"
+        + change("r", None, {"id": 2, "name": "Bob"}, t0, 11)
+        + "\n"
+    )
+    dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
+    raw = dbt_project.table("debezium_topic")
+    dbt_project.spark.sql(f"create table {raw} using json location '{folder}'")
+    before = "payload.before" if envelope else "before"
+    before_type = f"select {before} as before from {raw}"
+    assert dbt_project.spark.sql(before_type).dtypes == [("before", "string")]
+    write_debezium_model(dbt_project, relation="debezium_topic")
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [(1, "Alice", 0, None, None), (2, "Bob", 0, None, None)]
+
+    (folder / "batch-2.json").write_text(
+        change("u", {"id": 1, "name": "Alice"}, {"id": 1, "name": "Angela"}, t0 + hour, 12)
+        + "\n"
+        + change("d", {"id": 2, "name": "Bob"}, None, t0 + 2 * hour, 13)
+        + "\nnull\n"
+    )
+    dbt_project.spark.sql(f"refresh table {raw}")
+    assert dbt_project.spark.sql(before_type).dtypes == [("before", "string")]
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [
+        (1, "Alice", 0, 1, "update"),
+        (1, "Angela", 1, None, None),
+        (2, "Bob", 0, 2, "delete"),
+    ]
+
+
 def test_debezium_field_names_that_need_quoting(dbt_project: ScratchProject, tmp_path) -> None:
     """Database columns such as `e-Mail` or `2nd line` reach Debezium's JSON as they are. The
     select reads them quoted and names them plainly (e_mail, _2nd_line), so the history

@@ -66,20 +66,29 @@
         what to write. Where the relation's schema was inferred from the lines (a JSON table
         without a declared schema), a batch in which every `after` is null (deletes only) has
         `after` as a string, and so has `before` in a batch of creates and snapshot reads
-        only (Debezium's first batch): the rows' fields then come from the other one, and the
-        missing side's columns are typed NULLs, which is what its lines hold. -#}
+        only (Debezium's first batch): the rows' fields then come from the other one. Such a
+        string column is read as the JSON text of a row with the other side's fields
+        (`from_json`): in a table whose schema Spark fixed when it was created over the
+        topic's folder, at such a first batch, it holds the later lines' rows as text (a
+        delete's `before`, its key), where in a batch inferred alone it holds only NULLs.
+        Keys are taken from `after`, else from `before`, whichever holds the row. -#}
     {%- set fields = {'after': {}, 'before': {}, 'source': {}} -%}
     {%- set kinds = {} -%}
+    {#- Per side, its fields as a schema for from_json: `name` type, ... -#}
+    {%- set schemas = {} -%}
     {%- if execute -%}
         {%- for column in scd2_audit._scd2_query_columns('select ' ~ p ~ 'after as after, '
             ~ p ~ 'before as before, ' ~ p ~ 'source as source from ' ~ relation) -%}
             {%- do kinds.update({column.name | lower: column.type | lower}) -%}
         {%- endfor -%}
         {%- for side in fields if kinds[side].startswith('struct<') -%}
+            {%- set ddl = [] -%}
             {%- for column in scd2_audit._scd2_query_columns(
                 'select ' ~ p ~ side ~ '.* from ' ~ relation) -%}
                 {%- do fields[side].update({column.name | lower: column.type}) -%}
+                {%- do ddl.append(scd2_audit._scd2_quote(column.name) ~ ' ' ~ column.type) -%}
             {%- endfor -%}
+            {%- do schemas.update({side: ddl | join(', ')}) -%}
         {%- endfor -%}
         {%- if not fields['after'] and not fields['before'] -%}
             {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): "
@@ -170,8 +179,12 @@
         {%- set kind = semantics.get(field) -%}
         {%- set wire_type = row_fields.get(field, '') -%}
         {%- for side in ['after', 'before'] -%}
+            {%- set other = 'before' if side == 'after' else 'after' -%}
             {%- if fields[side] or not execute -%}
                 {%- set expression = p ~ side ~ '.' ~ ref[field] -%}
+            {%- elif kinds[side] == 'string' -%}
+                {%- set expression = 'from_json(' ~ p ~ side ~ ', '
+                    ~ scd2_audit._scd2_sql_string(schemas[other]) ~ ').' ~ ref[field] -%}
             {%- else -%}
                 {%- set expression = 'cast(null as ' ~ wire_type ~ ')' -%}
             {%- endif -%}
@@ -181,12 +194,8 @@
     {%- endfor -%}
     {%- set selected = [] -%}
     {%- for key in keys -%}
-        {%- if fields['after'] and fields['before'] -%}
-            {%- do selected.append('coalesce(' ~ decoded['after.' ~ key] ~ ', '
-                ~ decoded['before.' ~ key] ~ ') as ' ~ name[key]) -%}
-        {%- else -%}
-            {%- do selected.append(decoded[row_side ~ '.' ~ key] ~ ' as ' ~ name[key]) -%}
-        {%- endif -%}
+        {%- do selected.append('coalesce(' ~ decoded['after.' ~ key] ~ ', '
+            ~ decoded['before.' ~ key] ~ ') as ' ~ name[key]) -%}
     {%- endfor -%}
     {%- for value in values -%}
         {%- do selected.append(decoded['after.' ~ value] ~ ' as ' ~ name[value]) -%}
