@@ -80,6 +80,32 @@ def test_reseeding_purges_old_iceberg_files(dbt_project: ScratchProject) -> None
     assert count == 2
 
 
+def test_tables_of_other_formats_are_re_created(dbt_project: ScratchProject) -> None:
+    """A parquet `table` model (dbt-spark's file format where none is set) and the failures a
+    `dbt test --store-failures` keeps: each run drops and re-creates its table, and Iceberg's
+    session catalog left a plain drop's files behind, so the second run failed with
+    LOCATION_ALREADY_EXISTS. Each run holds its own rows: the model 2, then 3; the test's
+    failing rows (an amount below zero) 1, then 2."""
+    dbt_project.write(
+        "tests/amount_positive.sql", "select * from {{ ref('plain_table') }} where amount < 0"
+    )
+    table = dbt_project.table("plain_table")
+    for rows in (["(1, 5)", "(2, -1)"], ["(1, 5)", "(2, -1)", "(3, -2)"]):
+        dbt_project.write(
+            "models/plain_table.sql",
+            "{{ config(materialized='table', file_format='parquet') }}\n"
+            f"select * from values {', '.join(rows)} as t(id, amount)",
+        )
+        dbt_project.dbt("run")
+        assert "USING parquet" in dbt_project.spark.sql(f"show create table {table}").first()[0]
+        assert dbt_project.spark.table(table).count() == len(rows)
+        failing = dbt_project.dbt("test", "--store-failures", check=False)
+        (result,) = failing.result.results
+        assert str(result.status).lower() == "fail", result.message
+        stored = dbt_project.spark.table(f"{dbt_project.schema}_dbt_test__audit.amount_positive")
+        assert stored.count() == len(rows) - 1
+
+
 def test_empty_seed_cells_load_as_null(dbt_project: ScratchProject) -> None:
     """dbt-labs/dbt-adapters#487: the session method used to load them as the string 'None'."""
     dbt_project.write_seed("nulls", "id,label,amount", ["1,,", "2,x,5", ",y,"])
