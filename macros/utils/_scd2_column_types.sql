@@ -3,10 +3,16 @@
         The columns of `relation` as {name (lower case): Spark type (lower case)}, in table
         order; empty before execution (dbt's parse), when the adapter is not asked, and for
         a query in place of a relation (a generic test's `where` config makes its model one).
+        A relation that dbt renders as a subquery (`ref()` under `--empty` adds `limit 0`, a
+        microbatch an event-time filter) is described as its table: dbt-spark's `describe
+        extended` takes no subquery.
     -#}
     {%- set types = {} -%}
     {%- if execute and relation.identifier is defined -%}
-        {%- for column in adapter.get_columns_in_relation(relation) -%}
+        {%- set table = relation.replace(limit=none, event_time_filter=none)
+            if relation.limit is not none or relation.event_time_filter is not none
+            else relation -%}
+        {%- for column in adapter.get_columns_in_relation(table) -%}
             {%- do types.update({column.name | lower: column.dtype | lower}) -%}
         {%- endfor -%}
     {%- endif -%}
