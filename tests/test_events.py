@@ -271,6 +271,33 @@ def test_late_events_are_quarantined_or_fail_the_run(dbt_project: ScratchProject
     assert versions(dbt_project) == rows
 
 
+def test_a_late_key_change_is_set_aside_whole_and_counted_so(
+    dbt_project: ScratchProject, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A key change whose old key is late: its new key's half is not applied either (an event
+    is applied or set aside whole), and the run's line of counts says so instead of counting
+    that half as new. Key 1: A from hour 1, B from hour 5; then a move of key 1 to key 20 at
+    hour 3 (late for key 1, whose history holds A there): quarantined once, no commit, and
+    the same again when the batch runs twice."""
+    write_model(dbt_project, "on_late_event='quarantine',")
+    write_events(dbt_project, [ev("c", 1, "A", 1), ev("u", 1, "B", 5, old=1)])
+    run(dbt_project)
+    rows, commits = versions(dbt_project), iceberg_commits(dbt_project, "history")
+    write_events(dbt_project, [ev("u", 20, "K", 3, old=1)])
+    for _ in range(2):
+        capsys.readouterr()
+        run(dbt_project)
+        out = capsys.readouterr().out
+        line = (
+            "events new 0, no-op 0, duplicate 0, late 1, ambiguous 0, malformed 0, "
+            "set aside with their event 1"
+        )
+        assert line in out, out
+        assert (versions(dbt_project), iceberg_commits(dbt_project, "history")) == (rows, commits)
+        quarantine = dbt_project.spark.table(dbt_project.table("history__quarantine")).collect()
+        assert [(q.id, q.name, q.before_id) for q in quarantine] == [(20, "K", 1)]
+
+
 def test_a_key_whose_first_event_in_the_batch_is_not_applied(dbt_project: ScratchProject) -> None:
     """The open version rides on the key's first item of the batch (docs/events.md): when that
     item is a replay or a late event set aside, the key's next events still close it."""

@@ -207,6 +207,7 @@
         {{ scd2_audit._scd2_events_items_sql(marked_view, summary.set_aside > 0) }}
     {% endcall %}
     {%- if summary.set_aside -%}
+        {%- set summary = scd2_audit._scd2_events_withheld(ctx, summary, items_view) -%}
         {% do scd2_audit._scd2_events_quarantine(
             ctx, events_view, items_view, views, cached, conf_before) %}
     {%- endif -%}

@@ -8,7 +8,10 @@
         names one offending event (its key, position, operation and problem) and how many
         there are.
         Returns {'set_aside': the number of items set aside, 'applied': the number of new and
-        no-op items, 'applied_upserts': how many of them are upserts}.
+        no-op items, 'applied_upserts': how many of them are upserts, 'counts' and 'upserts':
+        items and upserts per status}. The line is logged here when nothing is set aside;
+        otherwise by _scd2_events_withheld, once the items know which events are set aside
+        whole.
     -#}
     {%- set keys = ctx.key_columns -%}
     {%- set query -%}
@@ -40,10 +43,9 @@
             {%- set total.set_aside = total.set_aside + row[1] -%}
         {%- endif -%}
     {%- endfor -%}
-    {{ log("scd2_events " ~ ctx.name ~ ": events new " ~ counts.new ~ ", no-op " ~ counts.noop
-        ~ ", duplicate " ~ counts.duplicate ~ ", late " ~ counts.late ~ ", ambiguous "
-        ~ counts.ambiguous ~ ", malformed " ~ counts.malformed
-        ~ " (items; an update that changes its key counts twice)", info=true) }}
+    {%- if not total.set_aside -%}
+        {%- do scd2_audit._scd2_events_log_counts(ctx, counts) -%}
+    {%- endif -%}
     {%- set failures = [] -%}
     {%- if counts.malformed and ctx.on_malformed == 'fail' -%}
         {%- do failures.append(counts.malformed ~ " malformed event(s), e.g. "
@@ -74,5 +76,7 @@
         'set_aside': total.set_aside,
         'applied_upserts': upserts.new + upserts.noop,
         'applied': counts.new + counts.noop,
+        'counts': counts,
+        'upserts': upserts,
     }) }}
 {%- endmacro %}
