@@ -326,9 +326,11 @@ _ENGINES = {"local": _local_engine, "thrift": _thrift_engine, "cluster": _cluste
 def _where(options: PipelineOptions) -> str:
     """Where the run's tables live, for its first line."""
     if options.target == "thrift":
+        from python_helpers.operations.thrift import DEFAULT_HOST, DEFAULT_PORT
+
         return (
-            f"Thrift server {os.environ.get('SPARK_THRIFT_HOST') or '127.0.0.1'}:"
-            f"{os.environ.get('SPARK_THRIFT_PORT') or '10000'}"
+            f"Thrift server {os.environ.get('SPARK_THRIFT_HOST') or DEFAULT_HOST}:"
+            f"{os.environ.get('SPARK_THRIFT_PORT') or DEFAULT_PORT}"
         )
     if options.target == "cluster":
         return f"{lakehouse_dir()} on its standalone cluster"
