@@ -7,9 +7,8 @@
         on_malformed_event='quarantine', late events when on_late_event='fail'. The error
         names one offending event (its key, position, operation and problem) and how many
         there are.
-        Returns {'set_aside': the number of items set aside, 'applied': the number of new and
-        no-op items, 'applied_upserts': how many of them are upserts, 'counts' and 'upserts':
-        items and upserts per status}. The line is logged here when nothing is set aside;
+        Returns _scd2_events_summary_of (set_aside: the number of items set aside). The line
+        is logged here when nothing is set aside;
         otherwise by _scd2_events_withheld, once the items know which events are set aside
         whole.
     -#}
@@ -72,11 +71,5 @@
             "scd2_events model " ~ ctx.name ~ ": " ~ failures | join('; ')
             ~ ". Nothing was written.") }}
     {%- endif -%}
-    {{ return({
-        'set_aside': total.set_aside,
-        'applied_upserts': upserts.new + upserts.noop,
-        'applied': counts.new + counts.noop,
-        'counts': counts,
-        'upserts': upserts,
-    }) }}
+    {{ return(scd2_audit._scd2_events_summary_of(counts, upserts, total.set_aside)) }}
 {%- endmacro %}

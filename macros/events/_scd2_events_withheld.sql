@@ -21,11 +21,5 @@
         {%- set withheld.items = withheld.items + row[1] -%}
     {%- endfor -%}
     {%- do scd2_audit._scd2_events_log_counts(ctx, counts, withheld.items) -%}
-    {{ return({
-        'set_aside': summary.set_aside,
-        'applied_upserts': upserts.new + upserts.noop,
-        'applied': counts.new + counts.noop,
-        'counts': counts,
-        'upserts': upserts,
-    }) }}
+    {{ return(scd2_audit._scd2_events_summary_of(counts, upserts, summary.set_aside)) }}
 {%- endmacro %}
