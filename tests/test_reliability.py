@@ -269,8 +269,14 @@ def test_day_run_twice_creates_no_duplicates(
 # run's invocation_id. Each run now names its own staging view, a temporary one (Iceberg).
 
 
-def _staging_view(name: str, run_id: str) -> str:
-    return f"{name}__dbt_tmp_{run_id.replace('-', '')}"
+def _staging_view_left(spark: SparkSession, name: str, run_id: str) -> bool:
+    """Whether the run's staging view, `<name>__dbt_tmp_<hash>_<run id>`, is still there."""
+    return any(
+        view.isTemporary
+        and view.viewName.startswith(f"{name}__dbt_tmp_")
+        and view.viewName.endswith(f"_{run_id.replace('-', '')}")
+        for view in spark.sql("show views").collect()
+    )
 
 
 @dataclass(frozen=True)
@@ -320,7 +326,7 @@ def failed_merge(
         with pytest.raises(DbtStepError) as failure:
             project.dbt("snapshot")
         failed_run = get_invocation_id()
-        staging_view_left = spark.catalog.tableExists(_staging_view(name, failed_run))
+        staging_view_left = _staging_view_left(spark, name, failed_run)
         after_failure = all_rows(project, name)
         commits_after_failure = iceberg_commits(project, name)
         # The extract fixed: day 2 as it should have been.

@@ -41,8 +41,8 @@
         {% do exceptions.relation_wrong_type(existing, 'table') %}
     {%- endif -%}
     {%- set rebuild = existing is none or should_full_refresh() -%}
-    {#- Temporary views of this run only: named after the model and the invocation. -#}
-    {%- set prefix = identifier ~ '__' ~ (invocation_id | replace('-', '')) ~ '_' -%}
+    {#- Temporary views of this run and model only (`_scd2_run_view_name`). -#}
+    {%- set prefix = scd2_audit._scd2_run_view_name(target_relation, 'events') ~ '_' -%}
     {%- set events_view = prefix ~ 'events' -%}
     {%- set items_view = prefix ~ 'items' -%}
     {%- set versions_view = prefix ~ 'versions' -%}
@@ -165,7 +165,9 @@
             {{ column }}
             {%- endif %}{{ ',' if not loop.last }}
             {%- endfor %}
-        from ({{ model['compiled_code'] }}) as scd2_events
+        from (
+            {{ model['compiled_code'] }}
+        ) as scd2_events
         {%- else %}
         {{ model['compiled_code'] }}
         {%- endif %}

@@ -40,10 +40,7 @@
 
     {%- set load_method = scd2_audit._scd2_seed_load_method(model) -%}
     {%- set column_types = model['config'].get('column_types') or {} -%}
-    {%- set run_suffix = invocation_id | replace('-', '_') -%}
-    {#- The view's name: the seed's, made a plain name (a file my-seed.csv). -#}
-    {%- set source = 'scd2_seed_' ~ modules.re.sub('[^0-9A-Za-z_]', '_', identifier) ~ '_'
-        ~ run_suffix -%}
+    {%- set source = scd2_audit._scd2_run_view_name(target_relation, 'seed') -%}
     {%- set rows_read = none -%}
     {%- set loaded = none -%}
     {%- if load_method == 'spark_csv' -%}
@@ -91,7 +88,8 @@
         {{ location_clause() }}
         {{ comment_clause() }}
         as
-        {{ scd2_audit._scd2_seed_select(model, source, columns, types, inferred) }}
+        {{ scd2_audit._scd2_seed_select(model, source, columns, types, inferred,
+            decoded_by_spark=load_method == 'spark_csv') }}
     {%- endset -%}
     {%- call statement('scd2_seed_build') -%}
         {{ build_sql }}
@@ -108,8 +106,13 @@
     {%- else -%}
         {%- set rows_affected = rows_read -%}
     {%- endif -%}
-    {#- dbt seed --show prints a sample; otherwise the build's own (empty) result serves. -#}
-    {%- if invocation_args_dict.get('show') -%}
+    {#- dbt seed --show prints a sample, dbt show --select <seed> the rows up to its --limit
+        (stock dbt: the whole file); otherwise the build's own (empty) result serves. -#}
+    {%- if invocation_args_dict.get('which') == 'show' -%}
+        {%- set limit = invocation_args_dict.get('limit') -%}
+        {%- set sample = run_query('select * from ' ~ target_relation
+            ~ (' limit ' ~ limit if limit is number and limit >= 0 else '')) -%}
+    {%- elif invocation_args_dict.get('show') -%}
         {%- set sample = run_query('select * from ' ~ target_relation ~ ' limit 100') -%}
     {%- else -%}
         {%- set sample = load_result('scd2_seed_build').table -%}

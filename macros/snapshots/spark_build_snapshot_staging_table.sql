@@ -1,18 +1,19 @@
 {% macro spark_build_snapshot_staging_table(strategy, sql, target_relation) %}
     {#-
         dbt-spark's spark_build_snapshot_staging_table (dbt-spark 1.11), except that the
-        staging view's name is unique to the run: `<snapshot>__dbt_tmp_<invocation id>`.
+        staging view's name is unique to the run and the snapshot:
+        `<snapshot>__dbt_tmp_<hash of its schema and name>_<invocation id>` (`_scd2_run_view_name`).
         dbt-spark names it `<snapshot>__dbt_tmp` and drops it only after a successful merge.
         A run that fails or is killed in the merge leaves it behind, and the next run's
         `create or replace view` then does not replace it: through Iceberg's session catalog
         the metastore keeps the old view text (https://github.com/apache/iceberg/issues/15490),
         so the next run merged the dead run's staging query, with the dead run's process id.
-        A per-run name also keeps two concurrent runs (or same-named snapshots in two schemas,
-        which share the schema-less view for Iceberg) from using each other's staging view.
+        Such a name also keeps two concurrent runs (or snapshots of one name, an alias, in two
+        schemas, which would share the schema-less view for Iceberg) from using each other's
+        staging view.
         For Iceberg the view is also temporary (below).
     -#}
-    {% set tmp_identifier = target_relation.identifier ~ '__dbt_tmp_'
-        ~ invocation_id | replace('-', '') %}
+    {% set tmp_identifier = scd2_audit._scd2_run_view_name(target_relation, 'dbt_tmp') %}
 
     {% if target_relation.is_iceberg %}
       {# iceberg catalog does not support create view, but regular spark does. We removed the catalog and schema #}
