@@ -102,7 +102,7 @@ def test_both_loaders_give_the_same_table(dbt_project: ScratchProject, spark: Sp
     )
     dbt_project.dbt("seed")
     log = (dbt_project.root / "logs" / "dbt.log").read_text()
-    assert re.search(r"temporary view scd2_seed_awkward_sql_inserts_\w+_3 as", log)
+    assert re.search(r"temporary view awkward_sql_inserts__seed_\w+_3 as", log)
     tables = [dbt_project.table(f"awkward_{method}") for method in METHODS]
     assert _types(spark, tables[0]) == _types(spark, tables[1])
     assert _rows(spark, tables[0]) == _rows(spark, tables[1])
@@ -482,6 +482,14 @@ def test_show_samples_the_loaded_table(dbt_project: ScratchProject) -> None:
     assert sorted(tuple(row) for row in shown.rows) == [(1, "O'Brien"), (2, "a, b"), (3, None)]
     quiet = dbt_project.dbt("seed").result.results[0].agate_table
     assert len(quiet.rows) == 0
+    # dbt show --select loads the seed too (dbt's SeedRunner) and previews up to --limit rows.
+    preview = dbt_project.dbt("show", "--select", "shown", "--limit", "2").result.results[0]
+    assert len(preview.agate_table.rows) == 2
+    assert {tuple(row) for row in preview.agate_table.rows} < {
+        (1, "O'Brien"),
+        (2, "a, b"),
+        (3, None),
+    }
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -561,3 +569,91 @@ def test_column_names_are_the_ones_sparks_reader_gives(
     table = dbt_project.table("headed")
     assert spark.table(table).columns == expected
     assert spark.sql(f"select count(*) from {table}").first()[0] == 2
+
+
+def test_seeds_of_one_alias_and_in_glob_folders_load_their_own_file(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """Seeds that load side by side (dbt's 4 threads) each read their own file:
+    - `x_rates` and `y_rates`, both aliased `rates`, in two schemas: each read its file
+      through a temporary view named after the seed's identifier, so the two shared one view
+      and loaded each other's rows;
+    - the project sits in a folder named `g*[1]`: Spark reads `* ? [ ] { }` in a path as a
+      glob, so the seed's path also matched the same file in a sibling folder `gold1`, and
+      the path of a seed in a folder named `[br]` matched nothing."""
+    root = tmp_path / "g*[1]"
+    project = ScratchProject(root, "seed_one_alias", spark)
+    other = tmp_path / "gold1" / "seeds" / "x"
+    other.mkdir(parents=True)
+    (other / "x_rates.csv").write_text("region,rate\nOTHER,99\n")
+    for name, rows in (
+        ("x/x_rates", [f"x,{n}" for n in range(5)]),
+        ("y/y_rates", [f"y,{n}" for n in range(3)]),
+        ("[br]/bracketed", ["br,1"]),
+    ):
+        project.write(f"seeds/{name}.csv", "\n".join(["region,rate", *rows]) + "\n")
+    project.write(
+        "seeds/properties.yml",
+        """
+        version: 2
+        seeds:
+          - name: x_rates
+            config: {alias: rates, schema: x}
+          - name: y_rates
+            config: {alias: rates, schema: y}
+        """,
+    )
+    step = project.dbt("seed")
+    assert {r.node.name: r.message for r in step.result.results} == {
+        "x_rates": "CREATE 5",
+        "y_rates": "CREATE 3",
+        "bracketed": "CREATE 1",
+    }
+    assert _rows(spark, "seed_one_alias_x.rates", "rate") == [("x", n) for n in range(5)]
+    assert _rows(spark, "seed_one_alias_y.rates", "rate") == [("y", n) for n in range(3)]
+    assert _rows(spark, "seed_one_alias.bracketed", "rate") == [("br", 1)]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_whole_numbers_with_zero_fractions_load_into_integer_types(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """Stock dbt-spark casts a pinned int column's text: `2.0` loads as 2. An integer type
+    takes a whole number written with zero fractions; `1.5` still fails (it cannot hold it)."""
+    dbt_project.write_seed("wholes", "id,n,m", ["1,2.0,-3.", "2, 7 ,+5.00", "3,,0"])
+    dbt_project.write(
+        "seeds/wholes.yml",
+        seed_properties(
+            "wholes", {"id": "int", "n": "int", "m": "bigint"}, seed_load_method=method
+        ),
+    )
+    dbt_project.dbt("seed")
+    assert _rows(spark, dbt_project.table("wholes")) == [(1, 2, -3), (2, 7, 5), (3, None, 0)]
+    dbt_project.write_seed("wholes", "id,n,m", ["1,1.5,0"])
+    step = dbt_project.dbt("seed", check=False)
+    _assert_seed_failed(step, "the value '1.5' is not a valid int")
+    assert _rows(spark, dbt_project.table("wholes")) == [(1, 2, -3), (2, 7, 5), (3, None, 0)]
+
+
+def test_bytes_that_are_not_utf8_fail_and_leave_yesterdays_table(
+    dbt_project: ScratchProject, spark: SparkSession
+) -> None:
+    """Spark's CSV reader puts U+FFFD for bytes that are not UTF-8 and says nothing; dbt's own
+    reader fails on such a file. Files over 1 MiB, which dbt's parser does not read."""
+    padding = [f"{n},row {n}" for n in range(2, 100_000)]
+    path = dbt_project.write_seed("latin", "id,name", ["1,Jose", *padding])
+    dbt_project.write("seeds/latin.yml", seed_properties("latin", {"id": "int"}))
+    dbt_project.dbt("seed")
+    table = dbt_project.table("latin")
+    before = _iceberg_state(spark, table)
+    path.write_bytes(path.read_bytes().replace(b"1,Jose", b"1,Jos\xe9"))
+    step = dbt_project.dbt("seed", check=False)
+    _assert_seed_failed(
+        step, "column 'name': the value 'Jos\ufffd' holds U+FFFD", "Save the file as UTF-8"
+    )
+    assert _iceberg_state(spark, table) == before
+    # A header cell of such bytes fails the same way, before any Spark job reads the rows.
+    path.write_bytes(path.read_bytes().replace(b"id,name", b"id,n\xe4me", 1))
+    step = dbt_project.dbt("seed", check=False)
+    _assert_seed_failed(step, "the header's column name 'n\ufffdme' holds U+FFFD")
+    assert _iceberg_state(spark, table) == before

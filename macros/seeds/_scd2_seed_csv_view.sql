@@ -34,7 +34,12 @@
         Returns {'columns': the column names, 'rows': the record count or none, 'relation':
         the records as a subquery, every column text, to load from}.
     -#}
-    {%- set path = 'file://' ~ scd2_audit._scd2_seed_file(model) -%}
+    {#- Spark (Hadoop) reads `* ? [ ] { }` in a path as a glob pattern, which with a folder
+        named `g*` loaded the rows of every matching file, and with `[br]` found no file: each
+        such character, and the backslash that escapes them, is escaped. -#}
+    {%- set path = 'file://' ~ (scd2_audit._scd2_seed_file(model) | replace('\\', '\\\\')
+        | replace('*', '\\*') | replace('?', '\\?') | replace('[', '\\[') | replace(']', '\\]')
+        | replace('{', '\\{') | replace('}', '\\}')) -%}
     {%- set delimiter = model['config'].get('delimiter') or ',' -%}
     {%- set scan = run_query(
         "select bool_or(contains(value, '\"')),"
@@ -55,6 +60,14 @@
             {%- do scd2_audit._scd2_seed_assert_header(model, names) -%}
         {%- endif -%}
     {%- endif -%}
+    {%- for name in names if '\ufffd' in name -%}
+        {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ view_name) -%}
+        {{ exceptions.raise_compiler_error(
+            "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): the header's "
+            ~ "column name '" ~ name ~ "' holds U+FFFD, which Spark's reader puts for bytes "
+            ~ "that are not UTF-8. Save the file as UTF-8 text, as dbt reads seeds. Nothing was "
+            ~ "written; the seed table is unchanged.") }}
+    {%- endfor -%}
     {%- set bad_record = 'scd2_seed_bad_record' -%}
     {%- if bad_record in names | map('lower') | list -%}
         {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ view_name) -%}

@@ -1,4 +1,4 @@
-{% macro _scd2_seed_select(model, relation, columns, types, inferred) -%}
+{% macro _scd2_seed_select(model, relation, columns, types, inferred, decoded_by_spark=false) -%}
     {#-
         The seed's rows with their types, from `relation`, where every column is text.
         Each column: NULL by dbt's rule (`_scd2_seed_null_sql`), else the text cast to its type
@@ -11,8 +11,16 @@
         its file, the column, the value and the row (by its first column), before anything is
         written. Columns in `inferred` (no `column_types` entry) are stripped first, as agate
         does; their integers go through double as dbt's Python float binding does, unless they
-        are plain integers, which are cast exactly.
+        are plain integers, which are cast exactly. An integer type pinned in `column_types`
+        also takes a whole number written with a fraction of zeros (`2.0`, `-3.`), as stock
+        dbt-spark's cast does; `1.5` fails, where that cast cuts it to 1.
+        `decoded_by_spark`: the text comes from Spark's CSV reader, which puts U+FFFD for
+        bytes that are not UTF-8 and says nothing; a text cell holding it fails the load
+        (dbt's own reader fails on such a file; a file that holds U+FFFD itself loads with
+        `seed_load_method: sql_inserts`). Other types fail on it as on any malformed value.
     -#}
+    {%- set integer_types = ['tinyint', 'byte', 'smallint', 'short', 'int', 'integer', 'bigint',
+        'long'] -%}
     {%- set first = scd2_audit._scd2_quote(columns[0]) -%}
     select
         {%- for name in columns %}
@@ -20,10 +28,29 @@
         {%- set type = types[name] | string | trim %}
         {%- set value = scd2_audit._scd2_seed_trim_sql(cell) if name in inferred else cell %}
         {%- set base_type = type | lower | replace(' ', '') %}
-        {%- if base_type == 'string' %}
-        case when {{ scd2_audit._scd2_seed_null_sql(cell) }} then null else {{ cell }} end as {{ cell }}
-        {%- elif base_type == 'binary' or base_type.startswith('varchar(') or base_type.startswith('char(') %}
-        case when {{ scd2_audit._scd2_seed_null_sql(cell) }} then null else cast({{ cell }} as {{ type }}) end as {{ cell }}
+        {%- if base_type == 'string' or base_type == 'binary' or base_type.startswith('varchar(')
+            or base_type.startswith('char(') %}
+        {%- set text = cell if base_type == 'string' else 'cast(' ~ cell ~ ' as ' ~ type ~ ')' %}
+        {%- if decoded_by_spark %}
+        {%- set where = "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path']
+            ~ "): column '" ~ name ~ "': the value '" %}
+        {%- set row = "' holds U+FFFD, which Spark's reader puts for bytes that are not UTF-8 "
+            ~ "(in the row whose first column " ~ columns[0] ~ " is '" %}
+        {%- set remedy = "'). Save the file as UTF-8 text, as dbt reads seeds; a file that "
+            ~ "holds U+FFFD itself loads with the seed config seed_load_method: sql_inserts. "
+            ~ "Nothing was written; the seed table is unchanged." %}
+        case
+            when {{ scd2_audit._scd2_seed_null_sql(cell) }} then null
+            when contains({{ cell }}, '\ufffd') then raise_error(concat(
+                {{ scd2_audit._scd2_sql_string(where) }}, {{ cell }},
+                {{ scd2_audit._scd2_sql_string(row) }}, coalesce({{ first }}, 'null'),
+                {{ scd2_audit._scd2_sql_string(remedy) }}
+            ))
+            else {{ text }}
+        end as {{ cell }}
+        {%- else %}
+        case when {{ scd2_audit._scd2_seed_null_sql(cell) }} then null else {{ text }} end as {{ cell }}
+        {%- endif %}
         {%- else %}
         {%- set where = "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path']
             ~ "): column '" ~ name ~ "' (" ~ type ~ "): the value '" %}
@@ -33,6 +60,8 @@
             ~ "Nothing was written; the seed table is unchanged." %}
         {%- if name in inferred and type == 'bigint' %}
         {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as bigint), try_cast(try_cast(' ~ value ~ ' as double) as bigint))' %}
+        {%- elif base_type in integer_types %}
+        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_extract(trim(' ~ value ~ "), '^([+-]?[0-9]+)[.]0*$', 1) as " ~ type ~ '))' %}
         {%- else %}
         {%- set cast = 'try_cast(' ~ value ~ ' as ' ~ type ~ ')' %}
         {%- endif %}
