@@ -113,7 +113,7 @@
         'data_columns': data_columns,
         'metadata_columns': metadata_columns,
         'all_columns': table_columns,
-        'is_deletion_record': ('coalesce(cast(' ~ deleted_flag ~ " as string) = 'True', false)")
+        'is_deletion_record': scd2_audit._scd2_is_deleted_sql(deleted_flag)
             if deleted_flag else 'false',
         'events': event_columns if snapshot.is_events or has_event_columns else none,
         'is_open': snapshot.is_open,

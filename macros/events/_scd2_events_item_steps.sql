@@ -192,8 +192,7 @@
             v.{{ e.opened_position }} as scd2_mark,
             {%- endif %}
             {%- if ctx.hard_deletes == 'new_record' %}
-            coalesce(cast(v.{{ ctx.columns.dbt_is_deleted }} as string), 'False') = 'True'
-                as scd2_is_delete,
+            {{ scd2_audit._scd2_is_deleted_sql('v.' ~ ctx.columns.dbt_is_deleted) }} as scd2_is_delete,
             {%- else %}
             false as scd2_is_delete,
             {%- endif %}
@@ -275,7 +274,7 @@
                 v.{{ e.opened_position }} <= i.scd2_position
                 and (v.{{ e.closed_position }} is null or i.scd2_position < v.{{ e.closed_position }})
                 {%- if ctx.hard_deletes == 'new_record' %}
-                and coalesce(cast(v.{{ ctx.columns.dbt_is_deleted }} as string), 'False') != 'True'
+                and not {{ scd2_audit._scd2_is_deleted_sql('v.' ~ ctx.columns.dbt_is_deleted) }}
                 {%- endif %} as scd2_valid_there,
                 {{ scd2_audit._scd2_events_table_values(ctx, 'v') }} = i.scd2_values
                     as scd2_same_values

@@ -127,7 +127,9 @@
                 {%- for name, table_type, event_type in classified.incompatible %}
                 count({{ name }}){{ ',' if not loop.last }}
                 {%- endfor %}
-            from ({{ events_sql }}) as scd2_events
+            from (
+                {{ events_sql }}
+            ) as scd2_events
         {%- endset -%}
         {%- set valued = run_query(counts).rows[0] -%}
         {%- for name, table_type, event_type in classified.incompatible -%}

@@ -29,13 +29,15 @@
             from {{ target_relation }}
             where {{ scd2_audit._scd2_open_version_sql(with_process_id=with_process_id) }}
             {%- if strategy.hard_deletes == 'new_record' %}
-                and {{ columns.dbt_is_deleted }} != 'True'
+                and not {{ scd2_audit._scd2_is_deleted_sql(columns.dbt_is_deleted) }}
             {%- endif %}
         ),
 
         source_keys as (
             select xxhash64({{ key_strings }}) as dbt_key_hash
-            from ({{ source_sql }}) as source_query
+            from (
+                {{ source_sql }}
+            ) as source_query
         ),
 
         deleted_versions as (

@@ -11,7 +11,13 @@
           whatever columns the query returns;
         - dbt's meta columns (snapshot_meta_column_names) and the audit columns are added to
           the query's columns: a source column with one of their names (Spark compares names
-          without regard to case) failed with COLUMN_ALREADY_EXISTS.
+          without regard to case) failed with COLUMN_ALREADY_EXISTS. dbt_is_deleted is
+          refused whatever hard_deletes is: in a table once snapshotted with new_record it
+          marks the deletion records, and a source column of that name was read as such a
+          mark (a key whose value was 'True' got a new version on every run). So are the
+          names dbt's staging query gives its own columns (dbt_unique_key, dbt_unique_key_<n>,
+          dbt_change_type, and this package's dbt_scd2_target_row, dbt_scd2_source_row): the
+          first run wrote such a column and every later run failed with AMBIGUOUS_REFERENCE.
     -#}
     {%- if not execute -%}{{ return(none) }}{%- endif -%}
     {%- set available = source_col_names | map('lower') | list -%}
@@ -56,16 +62,22 @@
                 else 'Fix ' ~ setting ~ ' in the config, or select ' ~ them ~ ' again.')) }}
     {%- endif -%}
     {%- set clashes = [] -%}
-    {%- for name in scd2_audit._scd2_metadata_column_names(config.get('hard_deletes'))
+    {%- for name in scd2_audit._scd2_metadata_column_names('new_record')
             if (name | lower) in available -%}
+        {%- do clashes.append(name) -%}
+    {%- endfor -%}
+    {%- for name in source_col_names if modules.re.match(
+            '^(dbt_unique_key(_[0-9]+)?|dbt_change_type|dbt_scd2_target_row|dbt_scd2_source_row)$',
+            name | lower) -%}
         {%- do clashes.append(name) -%}
     {%- endfor -%}
     {%- if clashes -%}
         {{ exceptions.raise_compiler_error(
             "Snapshot '" ~ model.name ~ "': its query returns column(s) named like the metadata "
-            ~ "columns the snapshot adds: " ~ clashes | join(', ') ~ " (names are compared "
-            ~ "without regard to case). Nothing was written. Rename them in the snapshot's "
-            ~ "select, or choose other names in snapshot_meta_column_names (dbt's columns) or "
-            ~ "var scd2_audit_column_names (the audit columns).") }}
+            ~ "columns the snapshot adds or the columns its staging uses: " ~ clashes | join(', ')
+            ~ " (names are compared without regard to case; dbt's is-deleted column is kept "
+            ~ "free whatever hard_deletes is). Nothing was written. Rename them in the "
+            ~ "snapshot's select, or choose other names in snapshot_meta_column_names (dbt's "
+            ~ "columns) or var scd2_audit_column_names (the audit columns).") }}
     {%- endif -%}
 {%- endmacro %}

@@ -28,7 +28,9 @@
                 {%- for key in keys %}
                 {{ key }} as dbt_key_{{ loop.index }}{{ ',' if not loop.last }}
                 {%- endfor %}
-            from ({{ source_sql }}) as source_query
+            from (
+                {{ source_sql }}
+            ) as source_query
         ),
 
         null_keys as (

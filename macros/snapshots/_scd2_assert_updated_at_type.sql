@@ -22,7 +22,7 @@
     {%- else -%}
         {%- set type = scd2_audit._scd2_query_columns(
             'select ' ~ strategy.updated_at ~ ' as scd2_updated_at from ('
-            ~ source_sql ~ ') as scd2_source')[0].type | lower -%}
+            ~ source_sql ~ '\n) as scd2_source')[0].type | lower -%}
     {%- endif -%}
     {%- if type not in scd2_audit._scd2_validity_types() -%}
         {{ exceptions.raise_compiler_error(
@@ -31,6 +31,7 @@
             ~ "must be a timestamp or a date. Nothing was written. Convert it in the snapshot's "
             ~ "select, e.g. to_timestamp(" ~ strategy.updated_at ~ ") for text or "
             ~ "timestamp_millis(" ~ strategy.updated_at ~ ") for epoch milliseconds; a table "
-            ~ "built with text validity then needs --full-refresh.") }}
+            ~ "built with text validity must be rebuilt: snapshots have no --full-refresh, so drop "
+            ~ "it and run the snapshot again.") }}
     {%- endif -%}
 {%- endmacro %}

@@ -89,6 +89,11 @@
     {% do scd2_audit._scd2_assert_source_types(query_columns) %}
     {% set layout = scd2_audit._scd2_snapshot_layout(target_relation, target_relation_exists) %}
     {% if target_relation_exists %}
+        {#- dbt's own check first: a table without the configured dbt columns (names changed in
+            snapshot_meta_column_names after it was built) gets dbt's message naming them, where
+            the marks' check failed on Spark's UNRESOLVED_COLUMN. -#}
+        {{ adapter.valid_snapshot_target(target_relation,
+            config.get("snapshot_table_column_names") or get_snapshot_table_column_names()) }}
         {% do scd2_audit._scd2_assert_table_marks(target_relation, layout.columns,
             scd2_audit._scd2_snapshot_context(), "Snapshot '" ~ model.name ~ "': ",
             layout.partition_columns, query_column_names) %}
@@ -121,10 +126,6 @@
         {% set final_sql = none %}
 
     {% else %}
-
-        {% set columns = config.get("snapshot_table_column_names") or get_snapshot_table_column_names() %}
-
-        {{ adapter.valid_snapshot_target(target_relation, columns) }}
 
         {% set staging_table = scd2_audit.spark_build_snapshot_staging_table(strategy, sql, target_relation) %}
 

@@ -11,7 +11,8 @@
     -#}
     {%- set raw = var('scd2_max_delete_share', 0.5) -%}
     {%- set limit = raw | float(-1) -%}
-    {%- if (raw | string | trim) == '' or limit < 0 or limit > 1 -%}
+    {#- `limit != limit`: NaN (`.nan` in YAML) compares false with every number. -#}
+    {%- if (raw | string | trim) == '' or limit != limit or limit < 0 or limit > 1 -%}
         {{ exceptions.raise_compiler_error(
             "var 'scd2_max_delete_share' must be a number from 0 to 1 (the largest share of "
             ~ "open versions one snapshot run may close as deleted), got '" ~ raw ~ "'.") }}

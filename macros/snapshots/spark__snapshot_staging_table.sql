@@ -66,7 +66,9 @@
              passed the run's time; and it reads the source's updated_at as the staged
              dbt_updated_at, so that an expression as updated_at works on later runs too
              (dbt writes `source_data.<expression>`, a syntax error).
-           Deletes keep dbt's run time; the audit columns record every run's own time;
+           Deletes keep dbt's run time, unless the open version starts later (an updated_at
+           in the future): they then close it where it starts, where dbt's end came before
+           its start; the audit columns record every run's own time;
         8. where dbt_valid_from is a date (a date updated_at) or a timestamp without time
            zone, the run's time is cast to that type wherever it dates a version (deletes,
            deletion records, a version moved later by 7.). dbt stages the run's timestamp
@@ -130,6 +132,10 @@
         {%- set valid_from = 's.' ~ columns.dbt_valid_from -%}
         {%- set open_from = 't.' ~ columns.dbt_valid_from -%}
         {%- set latest = 'greatest(' ~ open_from ~ ', returning_keys.last_valid_to)' -%}
+        {#- A delete closes the open version at the run's time, or at its start where that is
+            later (an updated_at in the future): dbt closes it at the run's time, before it
+            started, which scd2_contiguous_validity then rejects. -#}
+        {%- set deleted_at = 'greatest(' ~ now ~ ', ' ~ open_from ~ ')' -%}
         {%- set opened_at = 'if((' ~ valid_from ~ ' > ' ~ open_from ~ ' or ' ~ open_from
             ~ ' is null) and (' ~ valid_from ~ ' >= returning_keys.last_valid_to'
             ~ ' or returning_keys.last_valid_to is null), ' ~ valid_from
@@ -156,7 +162,7 @@
         'delete': scd2_audit._scd2_audit_exprs('close', valid_to=deleted_at, valid_type=valid_type),
     } -%}
     {%- set latest_is_deleted -%}
-        snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'
+        {{ scd2_audit._scd2_is_deleted_sql('snapshotted_data.' ~ columns.dbt_is_deleted) }}
         and
         {% if config.get('dbt_valid_to_current') -%}
             snapshotted_data.{{ columns.dbt_valid_to }} = {{ config.get('dbt_valid_to_current') }}
@@ -203,12 +209,12 @@
             coalesce(source_data.dbt_scd2_source_row and (
                 {{ unique_key_is_null(strategy.unique_key, "snapshotted_data") }}
                 or ({{ unique_key_is_not_null(strategy.unique_key, "snapshotted_data") }} and (
-                    {{ row_changed }} {%- if reads_deletion_records %} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'{% endif %}
+                    {{ row_changed }} {%- if reads_deletion_records %} or {{ scd2_audit._scd2_is_deleted_sql('snapshotted_data.' ~ columns.dbt_is_deleted) }}{% endif %}
                 ))
             ), false) as is_insert,
             {#- dbt's updates: source join snapshotted_data #}
             coalesce(source_data.dbt_scd2_source_row and snapshotted_data.dbt_scd2_target_row and (
-                {{ row_changed }} {%- if reads_deletion_records %} or snapshotted_data.{{ columns.dbt_is_deleted }} = 'True'{% endif %}
+                {{ row_changed }} {%- if reads_deletion_records %} or {{ scd2_audit._scd2_is_deleted_sql('snapshotted_data.' ~ columns.dbt_is_deleted) }}{% endif %}
             ), false) as is_update,
             {#- dbt's deletes and deletion records: snapshotted_data left join source #}
             {%- if tracks_deletes %}
