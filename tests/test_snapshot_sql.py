@@ -86,6 +86,8 @@ def test_merge_sql_runs_for_both_staging_forms(
     ("vars_yaml", "message"),
     [
         ("{scd2_high_end_ts: 'end of time'}", "var 'scd2_high_end_ts' must look like"),
+        # The shape of a moment, but none (Spark's INVALID_TYPED_LITERAL before).
+        ("{scd2_high_end_ts: '9999-02-30 23:59:59'}", "var 'scd2_high_end_ts' must look like"),
         (
             "{scd2_audit_column_names: {insert_process_id: 'bad name'}}",
             "'bad name' (role insert_process_id) is not a plain column name",

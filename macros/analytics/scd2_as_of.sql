@@ -21,8 +21,8 @@
     -#}
     {%- set with_metadata = scd2_audit._scd2_boolean(
         include_metadata, 'scd2_as_of: include_metadata') -%}
-    {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key, needs_audit=true) -%}
     {%- set moment = scd2_audit._scd2_timestamp_sql(as_of) -%}
+    {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key, needs_audit=true) -%}
     {%- set selected = ctx.quoted.data_columns
         + (ctx.quoted.metadata_columns if with_metadata else []) %}
     select
