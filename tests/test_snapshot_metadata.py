@@ -615,6 +615,25 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
     # The table's name as text, not a relation: no config to read keys or columns from.
     message = compile_error("scd2_legacy('scd2.plain')")
     assert "expected a relation, got 'scd2.plain'. Pass ref('my_snapshot')" in message, message
+    # A history whose data has a column named like one of the change feed's own (a source
+    # read from Delta's change feed): Spark's AMBIGUOUS_REFERENCE before.
+    dbt_project.spark.sql(
+        f"""
+        create table {dbt_project.table("fed")} using iceberg as select
+            1 as id, 'insert' as _change_type, 'h' as dbt_scd_id,
+            timestamp'2024-01-01 00:00:00' as dbt_updated_at,
+            timestamp'2024-01-01 00:00:00' as dbt_valid_from,
+            cast(null as timestamp) as dbt_valid_to,
+            'run' as audit_insert_process_id, cast(null as string) as audit_update_process_id,
+            timestamp'2024-01-01 00:00:00' as audit_insert_ts,
+            cast(null as timestamp) as audit_update_ts,
+            timestamp'2024-01-01 00:00:00' as effective_start_ts,
+            timestamp'9999-12-31 23:59:59' as effective_end_ts
+        """
+    )
+    relation = f"adapter.get_relation(none, '{dbt_project.schema}', 'fed')"
+    message = compile_error(f"scd2_change_feed({relation}, unique_key='id')")
+    assert "the column(s) _change_type have the names of the feed's own columns" in message
 
 
 def test_date_validity_reads_alike_in_every_time_zone(dbt_project: ScratchProject) -> None:

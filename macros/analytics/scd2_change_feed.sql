@@ -35,6 +35,23 @@
     {%- set cols = ctx.columns -%}
     {%- set e = ctx.events -%}
     {%- set name = snapshot_name or (relation.identifier if relation is not none else '') -%}
+    {#- The feed's own columns, and the scd2_ names of its steps, beside the data columns: a
+        data column of one of those names (a source read from Delta's change feed holds
+        _change_type and _commit_timestamp) failed with Spark's AMBIGUOUS_REFERENCE. -#}
+    {%- set own = ['snapshot_name', '_change_type', '_process_id', '_commit_timestamp',
+        '_change_ts', '_version_inserted_by'] -%}
+    {%- set clashes = [] -%}
+    {%- for column in ctx.data_columns if column | lower in own
+            or (column | lower).startswith('scd2_') -%}
+        {%- do clashes.append(column) -%}
+    {%- endfor -%}
+    {%- if execute and clashes -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_change_feed on " ~ relation ~ ": the column(s) " ~ clashes | join(', ')
+            ~ " have the names of the feed's own columns (" ~ own | join(', ') ~ ", and scd2_*"
+            ~ " for its steps). Rename them in the snapshot's select (or select the table "
+            ~ "with them renamed, and pass that).") }}
+    {%- endif -%}
     {%- set data = ctx.quoted.data_columns | join(',\n            ') -%}
     {#- Whether a version (scd2_{p}...) continues into the next one (scd2_{n}...), see above. -#}
     {%- if e -%}
