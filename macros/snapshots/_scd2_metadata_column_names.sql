@@ -2,9 +2,9 @@
     {#-
         The columns a snapshot adds to its query's columns, as configured: dbt's own
         (snapshot_meta_column_names; dbt_is_deleted only with hard_deletes='new_record') and
-        the audit columns. Read by the source-column check (a source column may not take one
-        of these names) and by the staging query (a table column the source lacks, and not
-        one of these, is a column the source lost).
+        the audit columns. Read by the source-column check, with 'new_record' (a source column
+        may not take one of these names, dbt_is_deleted included), and by the staging query (a
+        table column the source lacks, and not one of these, is a column the source lost).
     -#}
     {%- set columns = config.get('snapshot_table_column_names')
         or get_snapshot_table_column_names() -%}
