@@ -581,7 +581,7 @@ def test_meta_column_name_clashing_with_a_source_column_fails_clearly(
     with pytest.raises(DbtStepError) as failure:
         dbt_project.dbt("snapshot")
     message = str(failure.value)
-    assert "named like the metadata columns the snapshot adds: UPDATED_AT" in message
+    assert "columns the snapshot adds or the columns its staging uses: UPDATED_AT" in message
     assert not dbt_project.spark.catalog.tableExists(dbt_project.table("snap"))
 
 
