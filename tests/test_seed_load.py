@@ -669,7 +669,9 @@ def test_bytes_that_are_not_utf8_fail_and_leave_yesterdays_table(
     path.write_bytes(path.read_bytes().replace(b"1,Jose", b"1,Jos\xe9"))
     step = dbt_project.dbt("seed", check=False)
     _assert_seed_failed(
-        step, "column 'name': the value 'Jos\ufffd' holds U+FFFD", "Save the file as UTF-8"
+        step,
+        "the row whose first column id is '1' holds U+FFFD",
+        "in its text cells 'Jos\ufffd'. Save the file as UTF-8",
     )
     assert _iceberg_state(spark, table) == before
     # A header cell of such bytes fails the same way, before any Spark job reads the rows.
