@@ -60,31 +60,32 @@
             {%- do scd2_audit._scd2_seed_assert_header(model, names) -%}
         {%- endif -%}
     {%- endif -%}
-    {%- for name in names if '\ufffd' in name -%}
-        {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ view_name) -%}
-        {{ exceptions.raise_compiler_error(
-            "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): the header's "
-            ~ "column name '" ~ name ~ "' holds U+FFFD, which Spark's reader puts for bytes "
-            ~ "that are not UTF-8. Save the file as UTF-8 text, as dbt reads seeds. Nothing was "
-            ~ "written; the seed table is unchanged.") }}
-    {%- endfor -%}
-    {#- Two more headers Spark would fail on, or read otherwise: names that repeat once Spark
-        has renamed the repeated ones (`a,a,a1` gives `a1,a2,a1`: COLUMN_ALREADY_EXISTS), and
-        `${` in a name, which Spark substitutes in a statement's text, quoted names included
-        (`${env:HOME}` became a column named after the home folder). -#}
+    {#- Headers Spark would read otherwise, or fail on: a name holding U+FFFD (bytes that are
+        not UTF-8), `${` in a name, which Spark substitutes in a statement's text, quoted names
+        included (`${env:HOME}` became a column named after the home folder), and names that
+        repeat once Spark has renamed the repeated ones (`a,a,a1` gives `a1,a2,a1`:
+        COLUMN_ALREADY_EXISTS). -#}
     {%- set seen = [] -%}
     {%- for name in names -%}
-        {%- if name | lower in seen or '${' in name -%}
+        {%- if '\ufffd' in name -%}
+            {%- set why = "holds U+FFFD, which Spark's reader puts for bytes that are not UTF-8. "
+                ~ "Save the file as UTF-8 text, as dbt reads seeds." -%}
+        {%- elif '${' in name -%}
+            {%- set why = "contains ${, which Spark replaces in a statement's text: "
+                ~ names | join(', ') ~ ". Rename the column in the file's header." -%}
+        {%- elif name | lower in seen -%}
+            {%- set why = "is there twice once Spark's reader has named the header's columns (a "
+                ~ "name repeated in any case becomes <name><position>, from 0): "
+                ~ names | join(', ') ~ ". Rename the column in the file's header." -%}
+        {%- else -%}
+            {%- set why = none -%}
+        {%- endif -%}
+        {%- if why -%}
             {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ view_name) -%}
             {{ exceptions.raise_compiler_error(
                 "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): the "
-                ~ "header's column name '" ~ name ~ "' "
-                ~ ("contains ${, which Spark replaces in a statement's text"
-                    if '${' in name else
-                    "is there twice once Spark's reader has named the header's columns (a "
-                    ~ "name repeated in any case becomes <name><position>, from 0)")
-                ~ ": " ~ names | join(', ') ~ ". Rename the column in the file's header. "
-                ~ "Nothing was written; the seed table is unchanged.") }}
+                ~ "header's column name '" ~ name ~ "' " ~ why ~ " Nothing was written; the "
+                ~ "seed table is unchanged.") }}
         {%- endif -%}
         {%- do seen.append(name | lower) -%}
     {%- endfor -%}
