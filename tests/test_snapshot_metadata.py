@@ -151,6 +151,82 @@ def test_composite_key_leaves_no_helper_columns(dbt_project: ScratchProject) -> 
     assert run3.invocation_id not in {r["audit_insert_process_id"] for r in rows}
 
 
+def test_keys_whose_parts_share_a_hash_keep_their_own_versions(
+    dbt_project: ScratchProject,
+) -> None:
+    """dbt_scd_id is md5 of the key's parts joined by `|`: (`x|`, `y`) and (`x`, `|y`)
+    inserted in one run share it. Each run must close and add only its own key's versions:
+    matching on the id alone closed both keys when one changed. Run 2 adds a column (the
+    one-commit rewrite), run 3 is a MERGE; each path meets a pair of such keys."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key=['a', 'b'], strategy='check', check_cols=['v'], hard_deletes='invalidate'",
+    )
+    run1 = day(dbt_project, "a,b,v", ["x|,y,v1", "x,|y,v2", "p,q,v3"])
+    rows = history(dbt_project, "snap", order_by="a, b")
+    assert rows[1]["dbt_scd_id"] == rows[2]["dbt_scd_id"]  # (x, |y) and (x|, y): one id
+
+    # Run 2: a new column w; (x|, y) changes; (z|, 1) and (z, |1) are new in one run.
+    run2 = day(
+        dbt_project,
+        "a,b,v,w",
+        ["x|,y,v1b,w", "x,|y,v2,", "p,q,v3,", "z|,1,v4,", "z,|1,v5,"],
+    )
+    rows = history(dbt_project, "snap", order_by="a, b")
+    assert [(r["a"], r["b"], r["v"], r["dbt_valid_to"] is None) for r in rows] == [
+        ("p", "q", "v3", True),
+        ("x", "|y", "v2", True),
+        ("x|", "y", "v1", False),
+        ("x|", "y", "v1b", True),
+        ("z", "|1", "v5", True),
+        ("z|", "1", "v4", True),
+    ]
+    assert_open(rows[1], run1.invocation_id)
+    assert_closed(rows[2], run1.invocation_id, run2.invocation_id)
+    assert rows[4]["dbt_scd_id"] == rows[5]["dbt_scd_id"]
+
+    # Run 3 (a MERGE): only (z, |1) changes.
+    run3 = day(
+        dbt_project,
+        "a,b,v,w",
+        ["x|,y,v1b,w", "x,|y,v2,", "p,q,v3,", "z|,1,v4,", "z,|1,v5b,"],
+    )
+    rows = history(dbt_project, "snap", order_by="a, b")
+    assert [(r["a"], r["b"], r["v"], r["dbt_valid_to"] is None) for r in rows] == [
+        ("p", "q", "v3", True),
+        ("x", "|y", "v2", True),
+        ("x|", "y", "v1", False),
+        ("x|", "y", "v1b", True),
+        ("z", "|1", "v5", False),
+        ("z", "|1", "v5b", True),
+        ("z|", "1", "v4", True),
+    ]
+    assert_closed(rows[4], run2.invocation_id, run3.invocation_id)
+    assert_open(rows[5], run3.invocation_id)
+    assert_open(rows[6], run2.invocation_id)
+
+
+def test_a_new_key_sharing_an_open_versions_id_is_inserted(dbt_project: ScratchProject) -> None:
+    """Timestamp strategy: (`x`, `|y`) arrives with the updated_at of the open (`x|`, `y`),
+    so dbt's id for it is that version's. The MERGE took it for that version and dropped it."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key=['a', 'b'], strategy='timestamp', updated_at='u', hard_deletes='invalidate'",
+    )
+    header = "a,b,v,u"
+    run1 = day(dbt_project, header, ["x|,y,v1,2024-01-01 00:00:00"])
+    run2 = day(dbt_project, header, ["x|,y,v1,2024-01-01 00:00:00", "x,|y,v2,2024-01-01 00:00:00"])
+    rows = history(dbt_project, "snap", order_by="a, b")
+    assert [(r["a"], r["b"], r["v"], r["dbt_valid_to"]) for r in rows] == [
+        ("x", "|y", "v2", None),
+        ("x|", "y", "v1", None),
+    ]
+    assert_open(rows[0], run2.invocation_id)
+    assert_open(rows[1], run1.invocation_id)
+
+
 def test_column_names_that_need_quoting(dbt_project: ScratchProject) -> None:
     """Source columns `Cust Id` and `e-Mail`, quoted in unique_key and check_cols as dbt's
     strategies write them into SQL: the snapshot runs as with plain names. The check_cols

@@ -7,10 +7,10 @@
         (dbt adds the columns with `alter table` first, then merges).
         It reproduces the MERGE clause by clause:
         - `when matched ... then update`: a version in the open partition and open, whose
-          dbt_scd_id a staged 'update' or 'delete' row has, takes that row's closing columns
+          dbt_scd_id and key (_scd2_merge_key_sql) a staged 'update' or 'delete' row has, takes that row's closing columns
           (dbt_valid_to and the audit update columns);
-        - `when not matched ... then insert *`: a staged 'insert' row whose dbt_scd_id no
-          version in the open partition has is added;
+        - `when not matched ... then insert *`: a staged 'insert' row whose dbt_scd_id and
+          key no version in the open partition has is added;
         - every other version is kept as it is.
         Columns: the table's, in its order, with the types _scd2_schema_change widened, then
         the added ones (NULL in the versions already there).
@@ -46,6 +46,7 @@
         }) -%}
     {%- endfor -%}
     {%- set scd_id = columns.dbt_scd_id -%}
+    {%- set key_match = scd2_audit._scd2_merge_key_sql('closing_rows', 'snapshot_table') -%}
 
     with snapshot_table as (
 
@@ -87,6 +88,9 @@
         left join closing_rows
             on closing_rows.{{ scd_id }} = snapshot_table.{{ scd_id }}
             and {{ scd2_audit._scd2_open_version_sql('snapshot_table', has_process_id) }}
+            {%- if key_match %}
+            and {{ key_match }}
+            {%- endif %}
 
     ),
 
@@ -107,6 +111,9 @@
         from staged
         left anti join snapshot_table
             on snapshot_table.{{ scd_id }} = staged.{{ scd_id }}
+            {%- if key_match %}
+            and {{ scd2_audit._scd2_merge_key_sql('staged', 'snapshot_table') }}
+            {%- endif %}
             {%- if has_process_id %}
             and snapshot_table.{{ audit.update_process_id }} is null
             {%- endif %}

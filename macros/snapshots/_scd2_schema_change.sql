@@ -19,7 +19,11 @@
         and both types (the source's own columns were checked so before the staging view
         was built: its union with the table's rows mixes their types).
     -#}
-    {%- set ignored = ['dbt_change_type', 'dbt_unique_key'] -%}
+    {#- The staging's own columns: dbt's change type and key fields. -#}
+    {%- set ignored = ['dbt_change_type'] -%}
+    {%- for part in scd2_audit._scd2_unique_key_fields(config.get('unique_key')) -%}
+        {%- do ignored.append(part.field) -%}
+    {%- endfor -%}
     {%- set target_columns = adapter.get_columns_in_relation(target_relation) -%}
     {%- set staging_columns = adapter.get_columns_in_relation(staging_relation) -%}
     {%- set target_types = {} -%}
