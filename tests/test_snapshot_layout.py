@@ -123,3 +123,36 @@ def test_table_built_before_the_layout_is_upgraded_in_place(dbt_project: Scratch
     assert_closed(by_name["a2"], run2.invocation_id, run3.invocation_id)
     assert_open(by_name["c"], run1.invocation_id)
     assert_open(by_name["d"], run3.invocation_id)
+
+
+def test_partition_fields_added_by_hand_are_kept(dbt_project: ScratchProject) -> None:
+    """A table with a partition transform of the user's (`bucket(4, id)` beside the audit
+    column) keeps it: Spark's `describe` lists such fields under '# Partitioning', where the
+    layout read only '# Partition Information', took the table for unpartitioned and re-created
+    it partitioned by the audit column alone, on a run with no change too."""
+    _snapshot(dbt_project)
+    _source(dbt_project, [(1, "a", T), (2, "b", T)])
+    run1 = dbt_project.dbt("snapshot")
+    table = dbt_project.table("snap")
+    dbt_project.spark.sql(f"alter table {table} add partition field bucket(4, id)")
+
+    def fields() -> list[str]:
+        rows = dbt_project.spark.sql(f"describe table {table}").collect()
+        return [r[1] for r in rows if (r[0] or "").startswith("Part ")]
+
+    assert fields() == ["audit_update_process_id", "bucket(4, id)"]
+    dbt_project.dbt("snapshot")  # no change
+    assert fields() == ["audit_update_process_id", "bucket(4, id)"]
+    _source(dbt_project, [(1, "a2", T), (2, "b", T), (3, "c", T)])
+    run3 = dbt_project.dbt("snapshot")
+    assert fields() == ["audit_update_process_id", "bucket(4, id)"]
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["name"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, "a", False),
+        (1, "a2", True),
+        (2, "b", True),
+        (3, "c", True),
+    ]
+    assert_closed(rows[0], run1.invocation_id, run3.invocation_id)
+    assert_open(rows[1], run3.invocation_id)
+    assert_open(rows[2], run1.invocation_id)

@@ -24,12 +24,18 @@
     } -%}
     {%- if exists and execute -%}
         {#- `describe table` lists the columns, then the partition columns after
-            '# Partition Information' and its '# col_name' header row. -#}
+            '# Partition Information' and its '# col_name' header row; a table with a
+            partition transform (bucket, days... added by `alter table ... add partition
+            field`) lists every field after '# Partitioning' instead, as `Part <n>` rows
+            whose second cell is the field (`audit_update_process_id`, `bucket(4, id)`).
+            Read only as the first, such a table looked unpartitioned, and its next run
+            re-created it partitioned by the audit column alone, dropping the user's
+            fields. -#}
         {%- set partition_columns = layout.partition_columns -%}
         {%- set state = {'in_columns': true, 'in_partitioning': false} -%}
         {%- for row in run_query('describe table ' ~ relation).rows -%}
             {%- set name = (row[0] or '') | trim -%}
-            {%- if name == '# Partition Information' -%}
+            {%- if name in ('# Partition Information', '# Partitioning') -%}
                 {%- do state.update({'in_columns': false, 'in_partitioning': true}) -%}
             {%- elif name.startswith('#') or name == '' -%}
                 {%- do state.update({'in_columns': false}) -%}
@@ -39,6 +45,8 @@
             {%- elif state.in_columns -%}
                 {%- do layout.columns.append(row[0]) -%}
                 {%- do layout.types.update({row[0] | lower: row[1] | lower}) -%}
+            {%- elif state.in_partitioning and name.startswith('Part ') -%}
+                {%- do partition_columns.append((row[1] or '') | trim | lower) -%}
             {%- elif state.in_partitioning -%}
                 {%- do partition_columns.append(name | lower) -%}
             {%- endif -%}
