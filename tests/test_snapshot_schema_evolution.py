@@ -658,6 +658,42 @@ def test_hard_deletes_switched_from_new_record_to_invalidate(dbt_project: Scratc
     assert rows[3]["audit_update_process_id"] == run3.invocation_id
 
 
+def test_deletion_records_are_no_deletes_for_the_guard_after_a_switch_to_invalidate(
+    dbt_project: ScratchProject,
+) -> None:
+    """Keys 3 and 4 were deleted under new_record (two open deletion records). Under
+    invalidate, a day that deletes key 2 closes 1 of the 2 live keys (50%, the default
+    limit): the guard counted the records as live versions going (3 of 4, 75%) and stopped
+    the run, asking whether the extract was truncated."""
+    new_record = "unique_key='id', strategy='check', check_cols='all', hard_deletes='new_record'"
+    write_table_snapshot(dbt_project, new_record)
+    day1 = [(i, c, 10 * i, T("2024-01-01")) for i, c in ((1, "a"), (2, "b"), (3, "c"), (4, "d"))]
+    write_source(dbt_project, day1)
+    dbt_project.dbt("snapshot")
+    write_source(dbt_project, day1[:2])  # 3 and 4 deleted: 2 of 4, at the limit
+    run2 = dbt_project.dbt("snapshot")
+
+    write_table_snapshot(dbt_project, CHECK)  # hard_deletes='invalidate' from now on
+    write_source(dbt_project, [day1[0], (5, "e", 50, T("2024-01-03"))])  # 2 deleted, 5 new
+    run3 = dbt_project.dbt("snapshot")
+    rows = history(dbt_project, "snap")
+    assert [
+        (r["id"], r["dbt_is_deleted"], r["dbt_valid_to"] is None) for r in rows
+    ] == [
+        (1, "False", True),
+        (2, "False", False),  # deleted by run 3
+        (3, "False", False),
+        (3, "True", False),  # the deletion records, closed by run 3
+        (4, "False", False),
+        (4, "True", False),
+        (5, None, True),
+    ]
+    assert rows[1]["audit_update_process_id"] == run3.invocation_id
+    assert_closed(rows[3], run2.invocation_id, run3.invocation_id)
+    assert_closed(rows[5], run2.invocation_id, run3.invocation_id)
+    assert_open(rows[6], run3.invocation_id)
+
+
 def test_widened_key_column(dbt_project: ScratchProject) -> None:
     """The key itself widens (int to bigint): the same keys, no delete (the mass-delete guard
     compares them across the two types), one update."""

@@ -1,4 +1,6 @@
-{% macro _scd2_assert_delete_share(strategy, source_sql, target_relation, with_process_id=true) -%}
+{% macro _scd2_assert_delete_share(
+    strategy, source_sql, target_relation, with_process_id=true, has_deleted_flag=false
+) -%}
     {#-
         Guard against an empty or truncated extract: with hard deletes on, a source that
         arrives empty closes every open version as deleted, and the history is wrong from
@@ -6,6 +8,10 @@
         scd2_max_delete_share() (var scd2_max_delete_share, default 0.5) of the open versions.
         An intended mass delete passes with a higher share for that run, e.g.
         --vars '{scd2_max_delete_share: 1}'.
+        Open deletion records (`has_deleted_flag`: the table has dbt_is_deleted, written under
+        hard_deletes='new_record', now or before) are keys deleted already: neither counted
+        as open versions nor as deletes. Under 'invalidate' the run closes them, but no live
+        key goes; counted, a switch from new_record to invalidate read as a mass delete.
     -#}
     {%- if not execute or strategy.hard_deletes not in ('invalidate', 'new_record') -%}
         {{ return(none) }}
@@ -28,7 +34,7 @@
             select xxhash64({{ key_strings }}) as dbt_key_hash
             from {{ target_relation }}
             where {{ scd2_audit._scd2_open_version_sql(with_process_id=with_process_id) }}
-            {%- if strategy.hard_deletes == 'new_record' %}
+            {%- if has_deleted_flag %}
                 and not {{ scd2_audit._scd2_is_deleted_sql(columns.dbt_is_deleted) }}
             {%- endif %}
         ),

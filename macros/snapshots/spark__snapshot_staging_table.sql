@@ -91,8 +91,8 @@
     {%- set snapshotted_lower = snapshotted_cols | map('lower') | list -%}
     {#- A table built by stock dbt has no audit columns until this run adds them. -#}
     {%- set has_process_id = (audit.update_process_id | lower) in snapshotted_lower -%}
-    {%- do scd2_audit._scd2_assert_delete_share(
-        strategy, source_sql, target_relation, has_process_id) -%}
+    {%- do scd2_audit._scd2_assert_delete_share(strategy, source_sql, target_relation,
+        has_process_id, (columns.dbt_is_deleted | lower) in snapshotted_lower) -%}
     {%- set source_lower = source_col_names | map('lower') | list -%}
     {#- Columns this run writes itself; any other table column the source lacks is staged as
         NULL (dbt_is_deleted too, in a table once snapshotted with hard_deletes='new_record'). -#}
