@@ -838,6 +838,60 @@ def test_date_updated_at_keeps_date_validity(dbt_project: ScratchProject, hard_d
     assert ends == sorted(expected_ends, key=lambda e: (e[0], e[2]))
 
 
+@pytest.mark.parametrize(
+    ("updated_at_type", "valid_to_current", "refused"),
+    [
+        ("date", "to_timestamp('9999-12-31 23:59:59')", True),
+        ("timestamp_ntz", "to_timestamp('9999-12-31 23:59:59')", True),
+        ("timestamp_ntz", "to_timestamp_ntz('9999-12-31 23:59:59')", False),
+        ("timestamp", "to_date('9999-12-31')", False),
+    ],
+)
+def test_valid_to_current_of_another_type_than_updated_at(
+    dbt_project: ScratchProject, updated_at_type: str, valid_to_current: str, refused: bool
+) -> None:
+    """dbt_valid_to_current beside a date or timestamp_ntz updated_at must be of its type: a
+    timestamp built the table (a date dbt_valid_from, a timestamp dbt_valid_to) and failed
+    every later run, on Spark's DATATYPE_MISMATCH or a type check blaming the source. Refused
+    on the first run, before anything is written; a value of the same type (or a date beside
+    a timestamp, which widens) runs day after day."""
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='timestamp', updated_at='u', hard_deletes='invalidate', "
+        f'dbt_valid_to_current="{valid_to_current}"',
+    )
+    ddl = f"id int, name string, u {updated_at_type}"
+    u1, u2 = (
+        (date(2024, 1, 1), date(2024, 1, 2))
+        if updated_at_type == "date"
+        else (T("2024-01-01 00:00:00"), T("2024-01-02 00:00:00"))
+    )
+    write_source(dbt_project, [(1, "a", u1), (2, "b", u1)], ddl)
+    if refused:
+        with pytest.raises(DbtStepError) as failure:
+            dbt_project.dbt("snapshot")
+        message = str(failure.value)
+        assert f"updated_at (u), which dbt_valid_from holds, is of type {updated_at_type}" in message
+        assert "Nothing was written" in message
+        assert not dbt_project.spark.catalog.tableExists(dbt_project.table("snap"))
+        return
+    run1 = dbt_project.dbt("snapshot")
+    write_source(dbt_project, [(1, "a2", u2), (3, "c", u2)], ddl)  # 1 updated, 2 gone, 3 new
+    run2 = dbt_project.dbt("snapshot")
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["name"], r["audit_update_process_id"]) for r in rows] == [
+        (1, "a", run2.invocation_id),
+        (1, "a2", None),
+        (2, "b", run2.invocation_id),
+        (3, "c", None),
+    ]
+    assert rows[1]["audit_insert_process_id"] == rows[3]["audit_insert_process_id"]
+    assert rows[1]["audit_insert_process_id"] == run2.invocation_id
+    assert rows[0]["audit_insert_process_id"] == run1.invocation_id
+    assert rows[1]["dbt_valid_from"] == rows[0]["dbt_valid_to"] == u2
+    dbt_project.dbt("test")
+
+
 def test_updated_at_that_is_no_timestamp_or_date_fails_clearly(dbt_project: ScratchProject) -> None:
     """Text (or a number) as the timestamp strategy's updated_at fails before anything is
     written, on the first run and on a later one, saying how to convert it. A later run used to

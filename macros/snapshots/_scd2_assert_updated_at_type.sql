@@ -8,6 +8,7 @@
         '10:00'); stock dbt accepts it and compares the text.
         An updated_at that names a column of the query takes its type from `query_columns`
         (_scd2_query_columns); an expression is described on its own.
+        A date or timestamp_ntz updated_at also needs a dbt_valid_to_current of its type.
     -#}
     {%- if not execute or not scd2_audit._scd2_business_time(strategy) -%}
         {{ return(none) }}
@@ -33,5 +34,12 @@
             ~ "timestamp_millis(" ~ strategy.updated_at ~ ") for epoch milliseconds; a table "
             ~ "built with text validity must be rebuilt: snapshots have no --full-refresh, so drop "
             ~ "it and run the snapshot again.") }}
+    {%- endif -%}
+    {#- dbt_valid_to_current must then be of the same type: a timestamp beside a date or
+        timestamp_ntz dbt_valid_from built the table, and failed every later run. A date
+        beside a timestamp updated_at is widened to one, and works. -#}
+    {%- if config.get('dbt_valid_to_current') and type != 'timestamp' -%}
+        {%- do scd2_audit._scd2_assert_valid_to_current(none, type,
+            'updated_at (' ~ strategy.updated_at ~ ')') -%}
     {%- endif -%}
 {%- endmacro %}

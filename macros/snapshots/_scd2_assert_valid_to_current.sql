@@ -1,4 +1,6 @@
-{% macro _scd2_assert_valid_to_current(subject=none, valid_from_type=none) -%}
+{% macro _scd2_assert_valid_to_current(
+    subject=none, valid_from_type=none, valid_from_source='the event time'
+) -%}
     {#-
         Fail before anything is written when dbt_valid_to_current is set but is no constant,
         non-null timestamp or date. dbt writes the expression as it is into the open versions'
@@ -12,10 +14,13 @@
           was set for.
         The expression is evaluated in two queries: a value that differs is no constant.
         `subject` starts the message (default: "Snapshot '<name>'"; an scd2_events model
-        gives its own). With `valid_from_type` (an scd2_events model's event time type), the
-        value must be of that type too: a timestamp beside a date event time made
-        dbt_valid_to a timestamp column beside a date dbt_valid_from, each closed version
-        ending at midnight of a timestamp.
+        gives its own). With `valid_from_type` (the type of what dbt_valid_from holds,
+        `valid_from_source`: an scd2_events model's event time, or a snapshot's date or
+        timestamp_ntz updated_at, _scd2_assert_updated_at_type), the value must be of that
+        type too: a timestamp beside a date event time made dbt_valid_to a timestamp column
+        beside a date dbt_valid_from, each closed version ending at midnight of a timestamp;
+        in a snapshot, the second run failed on Spark's DATATYPE_MISMATCH (a date) or on a
+        type check that blamed the source (a timestamp_ntz).
     -#}
     {%- set expression = config.get('dbt_valid_to_current') -%}
     {%- if not execute or not expression -%}{{ return(none) }}{%- endif -%}
@@ -43,11 +48,14 @@
             ~ "setting." ~ remedy) }}
     {%- elif valid_from_type and first[0] | lower != valid_from_type | lower -%}
         {{ exceptions.raise_compiler_error(
-            where ~ " is of type " ~ first[0] ~ " but the event time, which dbt_valid_from "
-            ~ "holds, is of type " ~ valid_from_type ~ ": dbt_valid_to would be of another "
+            where ~ " is of type " ~ first[0] ~ " but " ~ valid_from_source ~ ", which "
+            ~ "dbt_valid_from holds, is of type " ~ valid_from_type ~ ": dbt_valid_to would be of another "
             ~ "type than dbt_valid_from. Nothing was written. Give a " ~ valid_from_type
-            ~ (", e.g. \"to_date('9999-12-31')\"" if valid_from_type | lower == 'date'
-                else ", e.g. \"to_timestamp('9999-12-31 23:59:59')\"") ~ ".") }}
+            ~ {
+                'date': ", e.g. \"to_date('9999-12-31')\"",
+                'timestamp_ntz': ", e.g. \"to_timestamp_ntz('9999-12-31 23:59:59')\"",
+            }.get(valid_from_type | lower, ", e.g. \"to_timestamp('9999-12-31 23:59:59')\"")
+            ~ ".") }}
     {%- elif first[1] != second[1] -%}
         {{ exceptions.raise_compiler_error(
             where ~ " gave " ~ first[1] ~ ", then " ~ second[1] ~ ": later runs find the open "
