@@ -16,7 +16,7 @@ import pytest
 
 from python_helpers.runtime.dbt_invoke import DbtStepError
 from python_helpers.tooling.scratch import ScratchProject
-from tests.snapshot_helpers import assert_closed, assert_open, history, write_snapshot
+from tests.snapshot_helpers import HIGH_END, assert_closed, assert_open, history, write_snapshot
 from tests.test_reliability import (
     all_rows,
     assert_generic_tests_pass,
@@ -603,32 +603,41 @@ def test_table_built_by_stock_dbt_gets_the_metadata_columns(
     write_table_snapshot(dbt_project, CHECK)
     write_source(dbt_project, [(1, "a", 10, T("2024-01-01")), (2, "b", 20, T("2024-01-01"))])
     stock.dbt("snapshot")
+    write_source(dbt_project, [(1, "a", 10, T("2024-01-01")), (2, "b", 21, T("2024-01-01"))])
+    stock.dbt("snapshot")  # closes (2, 20)
     assert "audit_insert_process_id" not in _columns(dbt_project)
     commits = iceberg_commits(dbt_project)
 
-    write_source(dbt_project, [(1, "a", 11, T("2024-01-02")), (2, "b", 20, T("2024-01-01"))])
-    run2 = dbt_project.dbt("snapshot")
+    write_source(dbt_project, [(1, "a", 11, T("2024-01-02")), (2, "b", 21, T("2024-01-01"))])
+    run3 = dbt_project.dbt("snapshot")
     assert iceberg_commits(dbt_project) == commits + 1
     rows = history(dbt_project, "snap")
     assert [(r["id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
         (1, 10, False),
         (1, 11, True),
-        (2, 20, True),
+        (2, 20, False),
+        (2, 21, True),
     ]
     # The version this run closed carries the closing metadata; the one it opened, the
-    # opening metadata. Versions the stock run wrote have no insert metadata (NULL).
-    assert rows[0]["audit_update_process_id"] == run2.invocation_id
+    # opening metadata. Versions the stock runs wrote have no insert metadata (NULL), but
+    # their effective range, from dbt's columns: scd2_as_of reads it.
+    assert rows[0]["audit_update_process_id"] == run3.invocation_id
     assert rows[0]["effective_end_ts"] == rows[0]["dbt_valid_to"]
     assert rows[0]["audit_insert_process_id"] is None
-    assert_open(rows[1], run2.invocation_id)
-    assert rows[2]["audit_insert_process_id"] is None
+    assert_open(rows[1], run3.invocation_id)
+    for stock_version in (rows[0], rows[2], rows[3]):
+        assert stock_version["audit_insert_process_id"] is None
+        assert stock_version["effective_start_ts"] == stock_version["dbt_valid_from"]
+    assert rows[2]["audit_update_process_id"] is None
+    assert rows[2]["effective_end_ts"] == rows[2]["dbt_valid_to"]
+    assert rows[3]["effective_end_text"] == HIGH_END
     partitions = {
         r[0]
         for r in dbt_project.spark.sql(
             f"select partition.audit_update_process_id from {dbt_project.table('snap')}.partitions"
         ).collect()
     }
-    assert partitions == {None, run2.invocation_id}
+    assert partitions == {None, run3.invocation_id}
 
 
 def test_hard_deletes_switched_from_new_record_to_invalidate(dbt_project: ScratchProject) -> None:

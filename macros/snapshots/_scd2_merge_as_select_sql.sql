@@ -24,6 +24,11 @@
         {%- do staged_types.update({col.name | lower: col.dtype}) -%}
     {%- endfor -%}
     {%- set target_columns = schema_change.target_columns -%}
+    {%- set valid_to_types = [] -%}
+    {%- for col in target_columns if col.name | lower == columns.dbt_valid_to | lower -%}
+        {%- do valid_to_types.append(col.dtype) -%}
+    {%- endfor -%}
+    {%- set valid_to_type = (valid_to_types or [none])[0] -%}
     {%- set has_process_id = (audit.update_process_id | lower)
         in (target_columns | map(attribute='name') | map('lower') | list) -%}
     {%- set outputs = [] -%}
@@ -73,9 +78,22 @@
             {%- for col in outputs %}
             {#- Added columns are NULL in the versions already there, except the closing
                 metadata of the versions this run closes (a table built by stock dbt gets the
-                audit columns on this run). -#}
-            {%- set value = ('cast(null as ' ~ col.type ~ ')') if col.added
-                else ('snapshot_table.' ~ col.name) -%}
+                audit columns on this run), and the effective range, which dbt's own columns
+                give: without it, scd2_as_of left out every version the stock runs wrote. Who
+                wrote them and when stays NULL, unknown. -#}
+            {%- if col.added and col.lower == audit.effective_start_ts | lower -%}
+                {%- set value = 'cast(snapshot_table.' ~ columns.dbt_valid_from ~ ' as '
+                    ~ col.type ~ ')' -%}
+            {%- elif col.added and col.lower == audit.effective_end_ts | lower -%}
+                {%- set value = 'if(' ~ scd2_audit._scd2_open_version_sql('snapshot_table', false)
+                    ~ ', ' ~ scd2_audit.scd2_high_end_ts() ~ ', '
+                    ~ scd2_audit._scd2_utc_instant_sql('snapshot_table.' ~ columns.dbt_valid_to,
+                        valid_to_type) ~ ')' -%}
+            {%- elif col.added -%}
+                {%- set value = 'cast(null as ' ~ col.type ~ ')' -%}
+            {%- else -%}
+                {%- set value = 'snapshot_table.' ~ col.name -%}
+            {%- endif -%}
             {%- if col.lower in closing -%}
                 {%- set value = 'if(closing_rows.' ~ scd_id ~ ' is null, ' ~ value
                     ~ ', closing_rows.' ~ col.name ~ ')' -%}
