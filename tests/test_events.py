@@ -2075,6 +2075,74 @@ def test_ordering_columns_follow_their_types_or_the_run_is_refused(
     assert refs(dbt_project, "history") == ["main"]
 
 
+def test_decimals_that_widen_or_fit_compare_with_the_table(dbt_project: ScratchProject) -> None:
+    """A decimal value column and tie-breaker of a larger precision widen the table's; of a
+    smaller one, they are read as the table's. The run compares the events' values and
+    positions with the table's as structs, where Spark finds no common type for decimals of
+    two precisions: both runs failed with DATATYPE_MISMATCH."""
+    spark = dbt_project.spark
+    write_model(dbt_project)
+
+    def ddl(amt: str, lsn: str) -> str:
+        return f"id int, name string, amt {amt}, op string, ts timestamp, lsn {lsn}, before_id int"
+
+    def amounts() -> list[tuple]:
+        rows = spark.sql(
+            f"select id, amt, hour(dbt_valid_from) as h, event_closed_as "
+            f"from {dbt_project.table('history')} order by id, dbt_valid_from"
+        ).collect()
+        return [tuple(r) for r in rows]
+
+    d = Decimal
+    write_events(
+        dbt_project,
+        [(1, "A", d("1.50"), "r", at(0), d(0), None), (2, "B", d("2.50"), "r", at(0), d(0), None)],
+        ddl=ddl("decimal(10,2)", "decimal(20,0)"),
+    )
+    run(dbt_project)
+
+    # Run 2, wider: id 1 unchanged (a no-op), id 2 to a value only decimal(12,2) holds, id 3 new.
+    write_events(
+        dbt_project,
+        [
+            (1, "A", d("1.50"), "u", at(1), d(10**21), 1),
+            (2, "B", d("1234567890.25"), "u", at(2), d(10**21), 2),
+            (3, "C", d("3.00"), "c", at(3), d(10**21), None),
+        ],
+        ddl=ddl("decimal(12,2)", "decimal(22,0)"),
+    )
+    run(dbt_project)
+    types = dict(spark.table(dbt_project.table("history")).dtypes)
+    assert types["amt"] == "decimal(12,2)"
+    assert types["event_opened_position"] == "struct<ts:timestamp,lsn:decimal(22,0)>"
+    assert amounts() == [
+        (1, d("1.50"), 0, None),
+        (2, d("2.50"), 0, "update"),
+        (2, d("1234567890.25"), 2, None),
+        (3, d("3.00"), 3, None),
+    ]
+
+    # Run 3, narrower: id 1 unchanged again, id 3 changed.
+    write_events(
+        dbt_project,
+        [
+            (1, "A", d("1.5"), "u", at(4), d(10**19), 1),
+            (3, "C", d("4.5"), "u", at(5), d(10**19), 3),
+        ],
+        ddl=ddl("decimal(8,1)", "decimal(20,0)"),
+    )
+    run(dbt_project)
+    assert dict(spark.table(dbt_project.table("history")).dtypes)["amt"] == "decimal(12,2)"
+    assert amounts() == [
+        (1, d("1.50"), 0, None),
+        (2, d("2.50"), 0, "update"),
+        (2, d("1234567890.25"), 2, None),
+        (3, d("3.00"), 3, "update"),
+        (3, d("4.50"), 5, None),
+    ]
+    assert_generic_tests_pass(dbt_project)
+
+
 def test_events_a_millisecond_apart_are_two_events(dbt_project: ScratchProject) -> None:
     """Spark's to_json writes timestamps to the millisecond: ids and hashes built on it took
     two versions 800 microseconds apart for one (one dbt_scd_id), and a late event for another

@@ -686,9 +686,7 @@ def test_deletion_records_are_no_deletes_for_the_guard_after_a_switch_to_invalid
     write_source(dbt_project, [day1[0], (5, "e", 50, T("2024-01-03"))])  # 2 deleted, 5 new
     run3 = dbt_project.dbt("snapshot")
     rows = history(dbt_project, "snap")
-    assert [
-        (r["id"], r["dbt_is_deleted"], r["dbt_valid_to"] is None) for r in rows
-    ] == [
+    assert [(r["id"], r["dbt_is_deleted"], r["dbt_valid_to"] is None) for r in rows] == [
         (1, "False", True),
         (2, "False", False),  # deleted by run 3
         (3, "False", False),
@@ -880,7 +878,8 @@ def test_valid_to_current_of_another_type_than_updated_at(
         with pytest.raises(DbtStepError) as failure:
             dbt_project.dbt("snapshot")
         message = str(failure.value)
-        assert f"updated_at (u), which dbt_valid_from holds, is of type {updated_at_type}" in message
+        expected = f"updated_at (u), which dbt_valid_from holds, is of type {updated_at_type}"
+        assert expected in message
         assert "Nothing was written" in message
         assert not dbt_project.spark.catalog.tableExists(dbt_project.table("snap"))
         return

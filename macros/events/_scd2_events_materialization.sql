@@ -111,6 +111,19 @@
             existing, existing_columns, ctx, "scd2_events model " ~ ctx.name ~ ": ") %}
     {%- endif -%}
     {%- set target = none if rebuild else target_relation -%}
+    {#- The table as the run's steps compare it with the events: its widened columns (and the
+        positions holding a widened event_order_by column) as their new type, which the
+        events have. Spark finds no common type for structs whose decimals differ. -#}
+    {%- if target is not none and schema_change.widened -%}
+        {%- set read = [] -%}
+        {%- for column in existing_described -%}
+            {%- set name = scd2_audit._scd2_quote(column.name) -%}
+            {%- set wider = schema_change.widened.get(column.name | lower) -%}
+            {%- do read.append(('cast(' ~ name ~ ' as ' ~ wider ~ ') as ' ~ name)
+                if wider else name) -%}
+        {%- endfor -%}
+        {%- set target = '(select ' ~ read | join(', ') ~ ' from ' ~ target_relation ~ ')' -%}
+    {%- endif -%}
     {#- The snapshot the table's main branch is at before the run reads it: the run's write
         goes to a branch at this snapshot and is published only if main is still there, i.e.
         if nothing committed to the table while the run read it (_scd2_events_publish). The

@@ -22,7 +22,8 @@
         A column whose type the table cannot take but which holds no value in this run's
         events (`events_sql`, counted only then) is read as the table's type instead.
         Returns {'added': {name: type}, 'removed': {name: type}, 'widened': {name: type},
-        'recast': {name: the table's type, for the events' all-NULL columns of another type},
+        'recast': {name: the table's type, for the events' all-NULL columns of another type
+        and their narrower ones},
         'changed': bool, 'columns': the column names the run writes, in the table's order
         after the run (the table's, then the added ones before the metadata columns)}.
     -#}
@@ -121,6 +122,22 @@
         types a JSON field that is null on every line of a batch as a string. It is read as
         the table's type (recast). -#}
     {%- set recast = {} -%}
+    {#- A narrower column the table holds as it is (a decimal that fits, a narrower int) is
+        read as the table's type too, and so is an event_order_by column narrower than the
+        positions' field: the run compares the events' values and positions with the table's
+        as structs, and Spark finds no common type for structs whose decimals differ
+        (DATATYPE_MISMATCH, where a decimal(12,2) column met a decimal(10,2) table). The
+        table's widened columns are read as their new type (_scd2_events_materialization). -#}
+    {%- for name in wanted if name in data_types and event_types.get(name)
+            and scd2_audit._scd2_type_change(data_types[name], event_types[name]) == 'fits' -%}
+        {%- do recast.update({name: data_types[name]}) -%}
+    {%- endfor -%}
+    {%- set position_column = e.opened_position | lower -%}
+    {%- for name, field_type in (scd2_audit._scd2_struct_fields(types.get(position_column) or '')
+            or []) if name in ctx.order_by and event_types.get(name)
+            and scd2_audit._scd2_type_change(field_type, event_types[name]) == 'fits' -%}
+        {%- do recast.update({name: field_type}) -%}
+    {%- endfor -%}
     {%- if classified.incompatible -%}
         {%- set counts -%}
             select
