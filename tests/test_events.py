@@ -672,6 +672,20 @@ def test_dbt_valid_to_current_marks_the_open_versions(dbt_project: ScratchProjec
     message = failure(dbt_project)
     assert "strategy is a snapshot setting, which scd2_events does not read" in message
     assert "updated_at is a snapshot setting" in message
+    # Settings that were misread or ignored: a role with no code (every create became an
+    # unknown operation), partition_by, a quarantine in another schema (refused only when an
+    # event was set aside), an empty value list (read as every column), a key named twice.
+    for config, expected in [
+        ("event_op_codes={'create': none},", "event_op_codes gives create no code (None)"),
+        ("partition_by=['name'],", "partition_by is not read by scd2_events"),
+        ("event_quarantine='other.q',", "event_quarantine is the quarantine table's name"),
+        ("event_value_columns=[],", "event_value_columns is empty"),
+    ]:
+        write_model(dbt_project, config)
+        assert expected in failure(dbt_project), config
+    model = dbt_project.root / "models" / "history.sql"
+    model.write_text(model.read_text().replace("unique_key='id'", "unique_key=['id', 'ID']"))
+    assert "unique_key names a column twice: ['id', 'id']" in failure(dbt_project)
     write_model(dbt_project, "dbt_valid_to_current='current_timestamp()',")
     assert "scd2_events model history: dbt_valid_to_current (current_timestamp()) gave" in (
         failure(dbt_project)

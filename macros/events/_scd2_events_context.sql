@@ -52,7 +52,14 @@
                 ~ "; they are create, update, delete and read") -%}
         {%- endif -%}
         {%- for role, code in default_codes.items() -%}
-            {%- do codes.update({role: (configured_codes.get(role, code)) | string}) -%}
+            {%- set given = configured_codes.get(role, code) -%}
+            {%- if given is none or given | string | trim == '' -%}
+                {#- Read as the text 'None', every event of the role was unknown. -#}
+                {%- do problems.append("event_op_codes gives " ~ role ~ " no code ("
+                    ~ (given if given is none else "'" ~ given ~ "'") ~ "): give its code, or "
+                    ~ "leave " ~ role ~ " out for the default '" ~ code ~ "'") -%}
+            {%- endif -%}
+            {%- do codes.update({role: given | string}) -%}
         {%- endfor -%}
         {%- if codes.values() | unique | list | length != 4 -%}
             {%- do problems.append("event_op_codes gives two operations the same code: "
@@ -75,6 +82,11 @@
             ~ "column, in the same order (" ~ keys | length ~ "), got " ~ old_keys) -%}
     {%- endif -%}
 
+    {%- for setting, names in [('unique_key', keys), ('event_order_by', order_by),
+            ('event_old_key_columns', old_keys)] if names | unique | list | length != names | length -%}
+        {%- do problems.append(setting ~ " names a column twice: " ~ names) -%}
+    {%- endfor -%}
+
     {%- set hard_deletes = (config.get('hard_deletes') or 'invalidate') | lower -%}
     {%- if hard_deletes not in ['invalidate', 'new_record', 'ignore'] -%}
         {%- do problems.append("hard_deletes must be 'invalidate', 'new_record' or 'ignore', got '"
@@ -91,6 +103,19 @@
             ~ on_malformed ~ "'") -%}
     {%- endif -%}
     {%- set quarantine_name = config.get('event_quarantine') or (name ~ '__quarantine') -%}
+    {%- if quarantine_name is not string or '.' in quarantine_name or '`' in quarantine_name
+            or quarantine_name | trim != quarantine_name -%}
+        {#- Checked only when an event was set aside, a schema in it failed there with
+            Spark's REQUIRES_SINGLE_PART_NAMESPACE. -#}
+        {%- do problems.append("event_quarantine is the quarantine table's name, in the "
+            ~ "model's schema (no schema, catalog or quotes): got '" ~ quarantine_name ~ "'") -%}
+    {%- endif -%}
+    {%- if config.get('event_value_columns') is not none
+            and not scd2_audit._scd2_column_list(config.get('event_value_columns')) -%}
+        {%- do problems.append("event_value_columns is empty: name the columns a change is "
+            ~ "compared on, or leave it unset for every column that is not a key, the "
+            ~ "operation, an ordering or an old-key column") -%}
+    {%- endif -%}
     {#- Settings of dbt's snapshots that an events model has its own way of saying: set on
         one, they were ignored without a word. -#}
     {%- set snapshot_only = {
@@ -99,6 +124,11 @@
         'updated_at': 'the event time is the first column of event_order_by',
         'invalidate_hard_deletes': "write hard_deletes='invalidate'",
     } -%}
+    {%- if config.get('partition_by') is not none -%}
+        {%- do problems.append("partition_by is not read by scd2_events, which partitions the "
+            ~ "table by its audit update process id, so that a run reads and rewrites the open "
+            ~ "versions alone: remove it") -%}
+    {%- endif -%}
     {%- for setting, instead in snapshot_only.items() if config.get(setting) is not none -%}
         {%- do problems.append(setting ~ " is a snapshot setting, which scd2_events does not "
             ~ "read (" ~ instead ~ "): remove it") -%}
