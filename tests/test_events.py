@@ -1142,6 +1142,20 @@ def test_debezium_relation_is_checked_and_sequence_names_the_source_fields(
     assert "neither Debezium's op, before, after and source columns" in message, message
     assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
 
+    # Batches of tombstones alone, without and with the envelope: Spark infers no column, or
+    # a payload of text (its own INVALID_EXTRACT_BASE_FIELD_TYPE before).
+    for name, line in (("nulls", "null"), ("enveloped", '{"schema":null,"payload":null}')):
+        batch = tmp_path / name
+        batch.mkdir()
+        (batch / "part-0.json").write_text(f"{line}\n{line}\n")
+        dbt_project.spark.sql(
+            f"create table {dbt_project.table(name)} using json location '{batch}'"
+        )
+        model(name, "", "['event_ts', 'event_lsn']")
+        message = failure(dbt_project)
+        assert "no line of the relation holds a change" in message, message
+        assert "Declare the relation's schema" in message, message
+
     model("mysql_raw", ", sequence=['file', 'pos']", "['event_ts', 'event_file', 'event_pos']")
     run(dbt_project)
     assert brief(versions(dbt_project)) == [

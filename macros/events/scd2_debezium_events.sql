@@ -54,6 +54,22 @@
             ~ "converter setting (schemas.enable), or flatten the two shapes in a union of "
             ~ "your own.") }}
     {%- endif -%}
+    {#- Spark infers a JSON table's schema from its lines: a batch of tombstones alone gives
+        no column (or only _corrupt_record), and one of `{"schema":null,"payload":null}`
+        lines a `payload` of text, whose fields Spark cannot read
+        (INVALID_EXTRACT_BASE_FIELD_TYPE). -#}
+    {%- set declare = " Declare the relation's schema, so that it does not depend on the "
+        ~ "batch, e.g. create table ... (op string, before struct<id: bigint, ...>, after "
+        ~ "struct<id: bigint, ...>, source struct<ts_ms: bigint, lsn: bigint>) using json "
+        ~ "location '...' (within a payload struct, where the lines have the envelope)." -%}
+    {%- if execute and (columns | reject('equalto', '_corrupt_record') | list | length == 0
+            or (p and not (column_types['payload'] | lower).startswith('struct<'))) -%}
+        {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): no line "
+            ~ "of the relation holds a change (its columns: " ~ (columns | join(', ')
+                or 'none') ~ (", payload: " ~ column_types['payload'] if p else "")
+            ~ "): Spark inferred its schema from lines that are all null, such as a batch of "
+            ~ "tombstones alone." ~ declare) }}
+    {%- endif -%}
     {%- if execute and not p and envelope | reject('in', columns) | list -%}
         {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): the "
             ~ "relation has neither Debezium's op, before, after and source columns nor a "
@@ -95,10 +111,7 @@
                 ~ "neither after nor before is a struct (after: " ~ kinds['after']
                 ~ ", before: " ~ kinds['before'] ~ "), so no line holds a row: Spark inferred"
                 ~ " the relation's schema from lines where both are null (tombstones,"
-                ~ " truncates). Declare the relation's schema, so that it does not depend on"
-                ~ " the batch, e.g. create table ... (op string, before struct<id: bigint, ...>,"
-                ~ " after struct<id: bigint, ...>, source struct<ts_ms: bigint, lsn: bigint>)"
-                ~ " using json location '...'.") }}
+                ~ " truncates)." ~ declare) }}
         {%- endif -%}
     {%- endif -%}
     {%- set row_side = 'after' if fields['after'] or not fields['before'] else 'before' -%}
