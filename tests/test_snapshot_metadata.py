@@ -710,6 +710,9 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
     relation = f"adapter.get_relation(none, '{dbt_project.schema}', 'fed')"
     message = compile_error(f"scd2_change_feed({relation}, unique_key='id')")
     assert "the column(s) _change_type have the names of the feed's own columns" in message
+    # A unique_key that is an expression, as a snapshot takes one: "not in the table" before.
+    message = compile_error(f"scd2_current({relation}, unique_key=\"concat(id, '-')\")")
+    assert "the unique_key holds SQL expression(s) concat(id, '-')" in message, message
 
 
 def test_date_validity_reads_alike_in_every_time_zone(dbt_project: ScratchProject) -> None:

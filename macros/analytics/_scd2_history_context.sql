@@ -72,6 +72,21 @@
     {%- set event_columns = scd2_audit.scd2_event_column_names() -%}
     {%- set metadata_names = (columns.values() | map('lower') | list)
         + (audit.values() | list) + (event_columns.values() | list) -%}
+    {#- A unique_key entry that is an SQL expression (unique_key="coalesce(region, 'NA')"),
+        which a snapshot takes: these macros select, group and join on key columns. -#}
+    {%- set expressions = [] -%}
+    {%- for key in snapshot.key_columns if not scd2_audit._scd2_is_plain_name(key)
+            and scd2_audit._scd2_unquoted_name(key) == key | trim -%}
+        {%- do expressions.append(key) -%}
+    {%- endfor -%}
+    {%- if execute and expressions -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2 analytics on " ~ relation ~ ": the unique_key holds SQL expression(s) "
+            ~ expressions | join(', ') ~ ", where these macros need the key's columns (they "
+            ~ "select, group and join on them). Pass unique_key=[...] to the macro with the "
+            ~ "column(s) of the table that identify a key, e.g. the columns the expression "
+            ~ "is computed from.") }}
+    {%- endif -%}
     {%- set missing = keys | reject('in', table_columns) | list -%}
     {%- if execute and missing -%}
         {{ exceptions.raise_compiler_error(
