@@ -4,7 +4,8 @@
         the unique_key entry it holds: [{'key': entry, 'field': 'dbt_unique_key'}] for a
         unique_key given as text, `dbt_unique_key_<n>` (from 1) for each entry of a list.
     -#}
-    {%- set is_list = unique_key is not string and unique_key | is_list -%}
+    {%- set is_list = unique_key is not string and unique_key is not mapping
+        and unique_key is iterable -%}
     {%- set fields = [] -%}
     {%- for key in (unique_key if is_list else [unique_key]) if key is not none -%}
         {%- do fields.append({

@@ -27,7 +27,8 @@
     {% endif %}
     on DBT_INTERNAL_SOURCE.{{ columns.dbt_scd_id }} = DBT_INTERNAL_DEST.{{ columns.dbt_scd_id }}
         and DBT_INTERNAL_DEST.{{ audit.update_process_id }} is null
-        {%- set key_match = scd2_audit._scd2_merge_key_sql('DBT_INTERNAL_SOURCE', 'DBT_INTERNAL_DEST') %}
+        {%- set key_match = scd2_audit._scd2_merge_key_sql(
+            'DBT_INTERNAL_SOURCE', 'DBT_INTERNAL_DEST') %}
         {%- if key_match %}
         and {{ key_match }}
         {%- endif %}
