@@ -64,6 +64,10 @@ def test_every_day_reconciles_with_the_manifest(pipeline_run, capsys) -> None:
         versions = {1: (300, 0), 2: (510, 210), 3: (720, 420)}[r.day]
         assert (r.history.versions, r.history.closed) == versions
         assert r.history == r.expected_history
+        # The versions earlier runs left are as they left them (none before day 1).
+        assert (r.kept_before is None) == (r.day == 1)
+        assert r.kept_ok and r.kept.versions == {1: 0, 2: 300, 3: 510}[r.day]
+        assert (r.after.versions, r.after.closed_versions) == versions
     assert report(results, StepTimer()) is True
     out = capsys.readouterr().out
     assert "U 180, N 90, I 30, D 30" in out
@@ -145,6 +149,7 @@ def test_reconciliation_catches_a_history_altered_outside_the_runs(pipeline_run)
         audit,
         columns=["key_1", "key_2", "key_3", "col_1", "col_2", "col_3", "col_4", "updated_at"],
         history_before=day2.expected_history,
+        fingerprint_before=day2.after,
     )
     assert altered.keys_differing == 0 and all(altered.ok(c) for c in "UNID")
     # Two open versions differ from their source rows: each counts once on either side.
@@ -152,7 +157,66 @@ def test_reconciliation_catches_a_history_altered_outside_the_runs(pipeline_run)
     # Day 2 closed 210 versions (180 updated, 30 deleted); they are gone.
     assert altered.history == History(720 - 210, 420 - 210)
     assert altered.expected_history == History(720, 420)
+    assert not altered.kept_ok
     assert not altered.all_ok
+
+
+def test_reconciliation_catches_closed_versions_altered_outside_the_runs(pipeline_run) -> None:
+    """Changes the counts and the open versions cannot show: a closed version's value, a
+    closed version's end moved, one closed version twice and another gone. Each copy of the
+    check snapshot after day 3 agrees with the manifests in every count; the versions that
+    were there before day 3's run differ from how day 2's run left them."""
+    project, _options, results = pipeline_run
+    spark = project.spark
+    day2, day3 = (
+        next(r for r in results if r.snapshot == "cdc_check_snapshot" and r.day == day)
+        for day in (2, 3)
+    )
+    audit = audit_column_names(project.root, ["--target", "local"])
+    closer = audit["update_process_id"]
+    snapshot = project.table("cdc_check_snapshot")
+    one_closed = (
+        f"select dbt_scd_id from {snapshot} where {closer} = '{day2.run_id}' "
+        "order by dbt_scd_id limit 1"
+    )
+    two_closed = one_closed.replace("limit 1", "limit 2")
+    alterations = {
+        "value": f"update {{t}} set col_1 = col_1 + 1 where dbt_scd_id in ({one_closed})",
+        "end": f"update {{t}} set dbt_valid_to = dbt_valid_to + interval 1 day "
+        f"where dbt_scd_id in ({one_closed})",
+        "twice": f"insert into {{t}} select * from {snapshot} where dbt_scd_id in ({one_closed})",
+    }
+
+    def execute(sql: str) -> list[tuple]:
+        return [tuple(row) for row in spark.sql(sql).collect()]
+
+    columns = ["key_1", "key_2", "key_3", "col_1", "col_2", "col_3", "col_4", "updated_at"]
+    for name, alteration in alterations.items():
+        copy = f"cdc_check_snapshot_{name}"
+        table = project.table(copy)
+        spark.sql(f"create table {table} using iceberg as select * from {snapshot}")
+        spark.sql(alteration.format(t=table))
+        if name == "twice":  # and another closed version gone: the counts agree again
+            spark.sql(
+                f"delete from {table} where dbt_scd_id in ({two_closed}) "
+                f"and dbt_scd_id not in ({one_closed})"
+            )
+        altered = reconcile(
+            execute,
+            project.schema,
+            copy,
+            3,
+            day3.run_id,
+            ["key_1", "key_2", "key_3"],
+            audit,
+            columns=columns,
+            history_before=day2.expected_history,
+            fingerprint_before=day2.after,
+        )
+        assert altered.keys_differing == 0 and all(altered.ok(c) for c in "UNID"), name
+        assert altered.state_differing == 0, name
+        assert altered.history == altered.expected_history == History(720, 420), name
+        assert not altered.kept_ok and not altered.all_ok, name
 
 
 @pytest.mark.parametrize(

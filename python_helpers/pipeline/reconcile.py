@@ -4,9 +4,11 @@ What a run did to each key is read back from the snapshot's operational metadata
 a key whose version the run closed *and* re-inserted was updated, one it only closed was
 deleted, one it only inserted is new, and an open version the run did not touch is unchanged.
 That is compared with the manifest (the generator's truth) per key, not only in totals.
-Then what the history holds: its open versions against the day's source rows, every column,
-and its number of versions and of closed versions against what the manifests imply, so that
-a version lost, added or altered outside the runs is found too.
+Then what the history holds: its open versions against the day's source rows, every column;
+its number of versions and of closed versions against what the manifests imply; and the
+versions earlier runs left, closed ones included, against a fingerprint of them taken after
+the previous run (:class:`Fingerprint`): so that a version lost, added or altered outside the
+runs is found too.
 
 The comparison is one SQL query, so it runs wherever the tables are: through the in-process
 SparkSession (``local`` target) or through a Spark Thrift Server (``thrift`` target).
@@ -187,6 +189,69 @@ class History:
         )
 
 
+# dbt's own columns in the demo's snapshots (no snapshot_meta_column_names there); a run
+# writes the first two and the audit columns of _CLOSING_ROLES only when it closes a version.
+_DBT_CLOSING = ("dbt_valid_to",)
+_DBT_KEPT = ("dbt_scd_id", "dbt_updated_at", "dbt_valid_from")
+_CLOSING_ROLES = ("update_process_id", "update_ts", "effective_end_ts")
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """Versions as an order-independent sum of row hashes: ``kept`` over every column a run
+    leaves as it is (all but dbt_valid_to and the closing metadata) of ``versions`` versions,
+    ``closed`` over every column of the ``closed_versions`` closed ones. A run adds versions
+    and closes open ones, nothing else; so the versions that were there before a run, seen
+    after it, must give the fingerprint they gave after the run before: a value changed, a
+    version lost, added twice or moved in time, in the closed history too, changes it."""
+
+    versions: int = 0
+    kept: int = 0
+    closed_versions: int = 0
+    closed: int = 0
+
+
+def _row_hash(columns: Sequence[str]) -> str:
+    """A 64-bit hash of a row's ``columns``, as a decimal to sum: xxhash64 of the values and
+    of which are null (xxhash64 skips a null, so that (null, 'a') and ('a', null) agreed)."""
+    nulls = ", ".join(f"cast(isnull({c}) as int)" for c in columns)
+    return f"cast(xxhash64({', '.join(columns)}, concat({nulls})) as decimal(38, 0))"
+
+
+def fingerprint_sql(
+    snapshot_table: str, columns: Sequence[str], audit: dict[str, str], run_id: str
+) -> str:
+    """One row: the :class:`Fingerprint` of the versions of ``snapshot_table`` that were there
+    before run ``run_id`` (not inserted by it; closed ones: closed by another run), then that
+    of every version, for the next run to compare with (``columns``: the source's)."""
+    run = run_id.replace("'", "")
+    kept_columns = [*_DBT_KEPT, *(v for k, v in audit.items() if k not in _CLOSING_ROLES)]
+    kept = _row_hash([*columns, *kept_columns])
+    closed = _row_hash([*columns, *_DBT_KEPT, *_DBT_CLOSING, *audit.values()])
+    return f"""
+        with hashed as (
+            select
+                not ({audit["insert_process_id"]} <=> '{run}') as was_there,
+                {audit["update_process_id"]} is not null as is_closed,
+                not ({audit["update_process_id"]} <=> '{run}') as closed_before,
+                {kept} as kept_hash,
+                {closed} as closed_hash
+            from {snapshot_table}
+        )
+
+        select
+            count_if(was_there),
+            coalesce(sum(if(was_there, kept_hash, 0)), 0),
+            count_if(is_closed and closed_before),
+            coalesce(sum(if(is_closed and closed_before, closed_hash, 0)), 0),
+            count(*),
+            coalesce(sum(kept_hash), 0),
+            count_if(is_closed),
+            coalesce(sum(if(is_closed, closed_hash, 0)), 0)
+        from hashed
+    """
+
+
 @dataclass(frozen=True)
 class Reconciliation:
     snapshot: str
@@ -202,6 +267,15 @@ class Reconciliation:
     # The whole history: as found in the table, and as the manifests so far imply.
     history: History = History()
     expected_history: History = History()
+    # The versions there before the run, as found after it, and as the previous run left
+    # them (None on a first run, or a run reconciled on its own); then all, for the next run.
+    kept: Fingerprint = Fingerprint()
+    kept_before: Fingerprint | None = None
+    after: Fingerprint = Fingerprint()
+
+    @property
+    def kept_ok(self) -> bool:
+        return self.kept_before is None or self.kept == self.kept_before
 
     def ok(self, code: str) -> bool:
         return self.observed.get(code, 0) == self.expected.get(code, 0)
@@ -213,6 +287,7 @@ class Reconciliation:
             and all(self.ok(code) for code in CODES.values())
             and self.state_differing == 0
             and self.history == self.expected_history
+            and self.kept_ok
         )
 
 
@@ -228,11 +303,14 @@ def reconcile(
     columns: list[str] | None = None,
     source: str = "cdc_source",
     history_before: History = History(),
+    fingerprint_before: Fingerprint | None = None,
 ) -> Reconciliation:
     """Compare one run of ``snapshot`` with the manifest, in counts and key by key; then the
     snapshot's open versions with the day's ``source`` (``columns``: the source's, every one
     compared; the keys alone when not given), and its number of versions and closed versions
-    with what the manifests imply (``history_before``: as they implied it before this run)."""
+    with what the manifests imply (``history_before``: as they implied it before this run);
+    and the versions that were there before the run with ``fingerprint_before`` (the ``after``
+    of the previous run's reconciliation): none of them changed, went or came twice."""
     sql = reconciliation_sql(f"{schema}.{snapshot}", f"{schema}.{manifest}", keys, run_id, audit)
     observed: dict[str, int] = {}
     expected: dict[str, int] = {}
@@ -251,6 +329,8 @@ def reconcile(
         state_sql(table, f"{schema}.{source}", columns or keys, audit)
     )
     ((versions, closed),) = execute(history_sql(table, audit))
+    ((*fingerprints,),) = execute(fingerprint_sql(table, columns or keys, audit, run_id))
+    kept, after = (Fingerprint(*map(int, fingerprints[i : i + 4])) for i in (0, 4))
     return Reconciliation(
         snapshot,
         day,
@@ -263,6 +343,9 @@ def reconcile(
         state_differing=int(extra) + int(missing),
         history=History(int(versions), int(closed)),
         expected_history=history_before.after(expected),
+        kept=kept,
+        kept_before=fingerprint_before,
+        after=after,
     )
 
 

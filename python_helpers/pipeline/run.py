@@ -387,7 +387,12 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
         write_seed_placeholders,
         write_tables,
     )
-    from python_helpers.pipeline.reconcile import History, reconcile, snapshot_settings
+    from python_helpers.pipeline.reconcile import (
+        Fingerprint,
+        History,
+        reconcile,
+        snapshot_settings,
+    )
 
     _check_options(options)
     spec = build_spec(options)  # validates before anything is touched
@@ -424,6 +429,7 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
 
     results: list[Reconciliation] = []
     histories: dict[str, History] = {}  # per snapshot, as the manifests so far imply it
+    fingerprints: dict[str, Fingerprint] = {}  # per snapshot, as the last run left it
     for day in range(1, options.days + 1):
         with timer.step(day, "generate"):
             data = generate_day(spark, spec, day)
@@ -453,8 +459,10 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
                     audit,
                     columns=spec.source_columns,
                     history_before=histories.get(node.node.name, History()),
+                    fingerprint_before=fingerprints.get(node.node.name),
                 )
                 histories[node.node.name] = result.expected_history
+                fingerprints[node.node.name] = result.after
                 results.append(result)
 
     return results
@@ -575,6 +583,12 @@ def report(results: list[Reconciliation], timer: StepTimer) -> bool:
             f"  (versions, of which closed {r.history.closed} against "
             f"{r.expected_history.closed} from the manifests)"
         )
+        if r.kept_before is not None:
+            print(
+                f"  {r.snapshot:<24} {r.day:>3}  {'kept':<8} {r.kept.versions:>9} "
+                f"{r.kept_before.versions:>9}  {'OK' if r.kept_ok else 'MISMATCH'}"
+                "  (versions from earlier runs: every column as the previous run left them)"
+            )
     ok = all(r.all_ok for r in results)
     print("\nResult:", "every reconciliation OK" if ok else "MISMATCH found")
     return ok
