@@ -324,6 +324,11 @@ def test_plan_counts_and_rounding() -> None:
         UNCHANGED: 1,
         DELETED: 1,
     }
+    # Shares as the decimals they are written as: 0.08 + 0.47 of 10 rows is 5.5, rounded up
+    # (binary floating point made it 5.4999... and updated one row fewer).
+    for shares, (deleted, updated) in (((0.08, 0.47, 0.45), (1, 5)), ((0.06, 0.59, 0.35), (1, 6))):
+        plan = GeneratorSpec(10, 10, 1, 1, *shares).plan(2)
+        assert (plan.deleted, plan.updated, plan.unchanged) == (deleted, updated, 10 - 1 - updated)
     assert SPEC.date_of(3) == date(2024, 1, 3)
 
 

@@ -224,12 +224,17 @@ def test_reconciliation_catches_closed_versions_altered_outside_the_runs(pipelin
     [
         (["--pct-del", "1.5"], "--pct-del"),
         (["--pct-del", "0.3"], "sum"),
-        (["--incr-recs", "10", "--init-recs", "100"], "--incr-recs"),
+        (["--incr-recs", "10", "--init-recs", "100"], "so --incr-recs must be at least 80"),
         (["--days", "4000"], "--days: must be at most 3660"),
         (["--schema", "bad-name"], "--schema must be a plain identifier"),
         (["--target", "thrift", "--format", "table"], "--format table"),
         (["--events", "flat", "--format", "table"], "--format is the seed pipeline's"),
         (["--events", "flat", "--pct-noop", "2"], "error: --pct-noop: must be"),
+        (["--pct-duplicate", "0.1"], "--pct-duplicate: applies to change events only"),
+        (
+            ["--pct-del", "0.5", "--pct-upd", "0.6", "--pct-unchanged", "0"],
+            "--pct-del + --pct-upd + --pct-unchanged: the shares must sum to 1",
+        ),
     ],
 )
 def test_bad_arguments_exit_2_and_touch_nothing(

@@ -229,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_outputs(args)
         # The last day written: a business date past 9999-12-31 fails here, not in Spark.
         spec.date_of(2 if args.initial_output is not None else args.day or 1)
-        event_spec = spec_from_arguments(args, args.events) if args.events else None
+        event_spec = spec_from_arguments(args, args.events)
     except InvalidGeneratorArgument as exc:
         positionals = [action.dest for action in parser._actions if not action.option_strings]
         print(

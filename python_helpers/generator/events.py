@@ -48,7 +48,7 @@ from python_helpers.generator.spec import (
     GeneratorSpec,
     InvalidGeneratorArgument,
     check_day,
-    round_half_up,
+    share_of,
 )
 
 OP_COLUMN = "op"
@@ -222,11 +222,11 @@ def _day_events(
     classified = step.classified.localCheckpoint(eager=True)
     new_rows = step.new.localCheckpoint(eager=True)
     plan = spec.plan(day)
-    n_key_change = min(round_half_up(events.pct_key_change * plan.deleted), plan.inserted)
-    n_recreate = round_half_up(events.pct_recreate * plan.updated)
-    n_multi = min(round_half_up(events.pct_multi_update * plan.updated), plan.updated - n_recreate)
-    n_noop = round_half_up(events.pct_noop * plan.unchanged)
-    n_late = min(round_half_up(events.pct_late * plan.unchanged), plan.unchanged - n_noop)
+    n_key_change = min(share_of(plan.deleted, events.pct_key_change), plan.inserted)
+    n_recreate = share_of(plan.updated, events.pct_recreate)
+    n_multi = min(share_of(plan.updated, events.pct_multi_update), plan.updated - n_recreate)
+    n_noop = share_of(plan.unchanged, events.pct_noop)
+    n_late = min(share_of(plan.unchanged, events.pct_late), plan.unchanged - n_noop)
 
     rank = F.col("_rank")
     delete_rank = rank
@@ -497,11 +497,21 @@ def add_share_arguments(group: argparse._ActionsContainer) -> None:
         group.add_argument(
             f"--{name.replace('_', '-')}",
             type=float,
-            default=getattr(defaults, name),
-            help=f"{meaning} (default %(default)s)",
+            default=None,  # given or not: a share without --events is an error
+            help=f"{meaning} (default {getattr(defaults, name)}; with --events only)",
         )
 
 
-def spec_from_arguments(args: argparse.Namespace, shape: str) -> EventSpec:
-    """The EventSpec of parsed ``add_share_arguments`` options; raises InvalidGeneratorArgument."""
-    return EventSpec(shape=shape, **{name: getattr(args, name) for name in SHARE_HELP})
+def spec_from_arguments(args: argparse.Namespace, shape: str | None) -> EventSpec | None:
+    """The EventSpec of parsed ``add_share_arguments`` options, none without a ``shape``
+    (no --events); raises InvalidGeneratorArgument on a bad share, and on a share given
+    without --events, where it was ignored."""
+    given = {name: getattr(args, name) for name in SHARE_HELP if getattr(args, name) is not None}
+    if shape is None:
+        if given:
+            option = "--" + next(iter(given)).replace("_", "-")
+            raise InvalidGeneratorArgument(
+                option, "applies to change events only: add --events flat or --events debezium"
+            )
+        return None
+    return EventSpec(shape=shape, **given)

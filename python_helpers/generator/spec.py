@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from decimal import Decimal
 
 SOURCE_TABLE = "cdc_source"
 CHANGES_TABLE = "cdc_changes"
@@ -45,9 +46,16 @@ class InvalidGeneratorArgument(GeneratorError):
 MAX_DAY = 3660
 
 
-def round_half_up(value: float) -> int:
+def round_half_up(value: float | Decimal) -> int:
     """Python's round() rounds half to even; counts of rows read better rounded half up."""
-    return math.floor(value + 0.5)
+    return math.floor(value + (Decimal("0.5") if isinstance(value, Decimal) else 0.5))
+
+
+def share_of(rows: int, *shares: float) -> int:
+    """``round_half_up(sum(shares) * rows)``, in decimal: the shares as written (their
+    shortest repr), so that 0.08 + 0.47 of 10 rows is 5.5, rounded to 6; in binary floating
+    point the sum is 0.5499999999999999 and gave 5."""
+    return round_half_up(sum((Decimal(repr(share)) for share in shares), Decimal(0)) * rows)
 
 
 @dataclass(frozen=True)
@@ -202,8 +210,8 @@ class GeneratorSpec:
         if day == 1:
             return DayPlan(1, business_date, 0, 0, 0, 0, self.no_init_recs)
         previous = self.rows_on(day - 1)
-        deleted = round_half_up(self.pct_del * previous)
-        deleted_or_updated = round_half_up((self.pct_del + self.pct_upd) * previous)
+        deleted = share_of(previous, self.pct_del)
+        deleted_or_updated = share_of(previous, self.pct_del, self.pct_upd)
         deleted = min(deleted, previous)
         deleted_or_updated = min(max(deleted_or_updated, deleted), previous)
         updated = deleted_or_updated - deleted

@@ -171,10 +171,18 @@ _RENAMED_OPTIONS = {
 
 
 def _argument_error(exc: InvalidGeneratorArgument) -> str:
-    """A generator error, naming this command's option."""
+    """A generator error, naming this command's options, also where its text names the
+    generator's fields (``pct_del + pct_upd + pct_unchanged``, ``no_incr_recs``)."""
     from python_helpers.generator.cli import option_name
 
-    return f"{_RENAMED_OPTIONS.get(exc.argument) or option_name(exc.argument)}: {exc.rule}"
+    def spell(match: re.Match[str]) -> str:
+        return _RENAMED_OPTIONS.get(match[0]) or option_name(match[0])
+
+    fields = r"\b(?:no_(?:init|incr)_recs|no_(?:non)?keys|pct_[a-z_]+)\b"
+    argument = _RENAMED_OPTIONS.get(exc.argument) or re.sub(
+        fields, spell, option_name(exc.argument)
+    )
+    return f"{argument}: {re.sub(fields, spell, exc.rule)}"
 
 
 def build_spec(options: PipelineOptions) -> GeneratorSpec:
@@ -740,8 +748,7 @@ def main(argv: list[str] | None = None) -> int:
         verbose=args.verbose,
     )
     try:
-        if args.events is not None:
-            options = replace(options, events=spec_from_arguments(args, args.events))
+        options = replace(options, events=spec_from_arguments(args, args.events))
         return run(options)
     except InvalidGeneratorArgument as exc:
         print(f"error: {_argument_error(exc)}", file=sys.stderr)
