@@ -19,11 +19,8 @@
         and both types (the source's own columns were checked so before the staging view
         was built: its union with the table's rows mixes their types).
     -#}
-    {#- The staging's own columns: dbt's change type and key fields. -#}
-    {%- set ignored = ['dbt_change_type'] -%}
-    {%- for part in scd2_audit._scd2_unique_key_fields(config.get('unique_key')) -%}
-        {%- do ignored.append(part.field) -%}
-    {%- endfor -%}
+    {#- The staging's own columns: dbt's change type and key, the key's hash. -#}
+    {%- set ignored = ['dbt_change_type', 'dbt_unique_key', 'dbt_scd2_key_hash'] -%}
     {%- set target_columns = adapter.get_columns_in_relation(target_relation) -%}
     {%- set staging_columns = adapter.get_columns_in_relation(staging_relation) -%}
     {%- set target_types = {} -%}

@@ -27,13 +27,13 @@
         4. deletion records read the snapshotted columns through the adapter
            (adapter.get_columns_in_relation: on Spark the get_columns_in_relation macro returns
            raw `describe` rows without `.name`, https://github.com/dbt-labs/dbt-core/issues/11949);
-        5. the final select names its columns, dbt's key fields dbt_unique_key /
-           dbt_unique_key_N among them (the version's key, for the MERGE's match,
-           _scd2_merge_key_sql), which _scd2_schema_change never adds to the table: dbt-spark's
-           materialization filters only `dbt_unique_key` and `dbt_change_type` out of the
-           columns it adds to the target, so with a list unique_key the second run added
-           dbt_unique_key_1..N to the snapshot table
-           (https://github.com/dbt-labs/dbt-adapters/issues/2101);
+        5. the final select names its columns and leaves out dbt's join helpers dbt_unique_key /
+           dbt_unique_key_N: dbt-spark's materialization filters only `dbt_unique_key` and
+           `dbt_change_type` out of the columns it adds to the target, so with a list
+           unique_key the second run added dbt_unique_key_1..N to the snapshot table
+           (https://github.com/dbt-labs/dbt-adapters/issues/2101). It adds
+           dbt_scd2_key_hash, the staged key hashed for the MERGE's match
+           (_scd2_merge_key_sql), which _scd2_schema_change never adds to the table;
         6. a column the snapshot table has and the source no longer returns is staged as NULL
            (a deletion record keeps the deleted version's value): dbt's `insert *` needs every
            column of the table, and failed with UNRESOLVED_COLUMN. dbt's check strategy
@@ -103,6 +103,15 @@
             if col_name | lower not in source_lower and col_name | lower not in meta_lower -%}
         {%- do removed_cols.append(col_name) -%}
     {%- endfor -%}
+    {#- The staged row's key, hashed as the MERGE hashes the table's (_scd2_merge_key_sql):
+        the source's for an insert or an update, the version's for a delete or a deletion
+        record. -#}
+    {%- set key_parts = [] -%}
+    {%- for part in scd2_audit._scd2_unique_key_fields(strategy.unique_key)
+            if part.column is not none -%}
+        {%- do key_parts.append('coalesce(s.' ~ part.field ~ ', t.' ~ part.field ~ ')') -%}
+    {%- endfor -%}
+    {%- set key_hash = scd2_audit._scd2_key_hash_sql(key_parts) -%}
     {%- set new_record = strategy.hard_deletes == 'new_record' -%}
     {#- An open deletion record (a table snapshotted with new_record before) is no live row,
         whatever hard_deletes says now: a key back with the deleted row's values opens a
@@ -271,9 +280,9 @@
 
     select
         if(change_kind = 'deletion', 'insert', change_kind) as dbt_change_type,
-        {%- for part in scd2_audit._scd2_unique_key_fields(strategy.unique_key) %}
-        coalesce(s.{{ part.field }}, t.{{ part.field }}) as {{ part.field }},
-        {%- endfor %}
+        {%- if key_hash %}
+        {{ key_hash }} as dbt_scd2_key_hash,
+        {%- endif %}
         {%- for col_name in source_col_names %}
         {%- if col_name | lower in snapshotted_lower %}
         if(change_kind = 'deletion', t.{{ adapter.quote(col_name) }}, s.{{ adapter.quote(col_name) }}) as {{ adapter.quote(col_name) }},
