@@ -22,16 +22,13 @@
     {%- set columns = config.get('snapshot_table_column_names')
         or get_snapshot_table_column_names() -%}
     {%- set keys = scd2_audit._scd2_snapshot_context().key_columns -%}
-    {#- Hashed as text, so that a key column the source widened (int to bigint) hashes as
-        the table's narrower values do. -#}
-    {%- set key_strings = 'cast('
-        ~ (keys | map('trim') | join(' as string), cast(')) ~ ' as string)' -%}
+    {%- set key_hash = scd2_audit._scd2_key_hash_sql(keys | map('trim') | list) -%}
     {%- set count_sql -%}
         {#- Keys are compared as one 64-bit hash (xxhash64 of the key columns): the counts are
             a guard's estimate, and two keys sharing a hash (odds about 1 in 10^7 for a
             million keys) would at most hide one delete. -#}
         with open_versions as (
-            select xxhash64({{ key_strings }}) as dbt_key_hash
+            select {{ key_hash }} as dbt_key_hash
             from {{ target_relation }}
             where {{ scd2_audit._scd2_open_version_sql(with_process_id=with_process_id) }}
             {%- if has_deleted_flag %}
@@ -40,7 +37,7 @@
         ),
 
         source_keys as (
-            select xxhash64({{ key_strings }}) as dbt_key_hash
+            select {{ key_hash }} as dbt_key_hash
             from (
                 {{ source_sql }}
             ) as source_query
