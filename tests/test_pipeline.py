@@ -109,6 +109,31 @@ def test_reconciliation_catches_a_wrong_manifest(pipeline_run) -> None:
     assert not bad.ok("U") and not bad.ok("N") and bad.ok("I") and bad.ok("D")
 
 
+def _reconcile_day3_of(project: ScratchProject, results, copy: str):
+    """Day 3's reconciliation of the check snapshot, run again on ``copy`` (an altered copy of
+    the snapshot), with what the manifests and day 2's run left as its reference."""
+    day2, day3 = (
+        next(r for r in results if r.snapshot == "cdc_check_snapshot" and r.day == day)
+        for day in (2, 3)
+    )
+
+    def execute(sql: str) -> list[tuple]:
+        return [tuple(row) for row in project.spark.sql(sql).collect()]
+
+    return reconcile(
+        execute,
+        project.schema,
+        copy,
+        3,
+        day3.run_id,
+        ["key_1", "key_2", "key_3"],
+        audit_column_names(project.root, ["--target", "local"]),
+        columns=["key_1", "key_2", "key_3", "col_1", "col_2", "col_3", "col_4", "updated_at"],
+        history_before=day2.expected_history,
+        fingerprint_before=day2.after,
+    )
+
+
 def test_reconciliation_catches_a_history_altered_outside_the_runs(pipeline_run) -> None:
     """A copy of the check snapshot after day 3, altered as no run would: two open versions'
     values changed, day 2's closed versions removed. The per-run counts still match; the
@@ -116,10 +141,7 @@ def test_reconciliation_catches_a_history_altered_outside_the_runs(pipeline_run)
     do not."""
     project, _options, results = pipeline_run
     spark = project.spark
-    day2, day3 = (
-        next(r for r in results if r.snapshot == "cdc_check_snapshot" and r.day == day)
-        for day in (2, 3)
-    )
+    day2 = next(r for r in results if r.snapshot == "cdc_check_snapshot" and r.day == 2)
     audit = audit_column_names(project.root, ["--target", "local"])
     snapshot, copy = project.table("cdc_check_snapshot"), "cdc_check_snapshot_altered"
     spark.sql(f"create table {project.table(copy)} using iceberg as select * from {snapshot}")
@@ -135,22 +157,7 @@ def test_reconciliation_catches_a_history_altered_outside_the_runs(pipeline_run)
     spark.sql(
         f"delete from {project.table(copy)} where {audit['update_process_id']} = '{day2.run_id}'"
     )
-
-    def execute(sql: str) -> list[tuple]:
-        return [tuple(row) for row in spark.sql(sql).collect()]
-
-    altered = reconcile(
-        execute,
-        project.schema,
-        copy,
-        3,
-        day3.run_id,
-        ["key_1", "key_2", "key_3"],
-        audit,
-        columns=["key_1", "key_2", "key_3", "col_1", "col_2", "col_3", "col_4", "updated_at"],
-        history_before=day2.expected_history,
-        fingerprint_before=day2.after,
-    )
+    altered = _reconcile_day3_of(project, results, copy)
     assert altered.keys_differing == 0 and all(altered.ok(c) for c in "UNID")
     # Two open versions differ from their source rows: each counts once on either side.
     assert (altered.state_rows, altered.state_differing) == (300, 4)
@@ -168,12 +175,8 @@ def test_reconciliation_catches_closed_versions_altered_outside_the_runs(pipelin
     were there before day 3's run differ from how day 2's run left them."""
     project, _options, results = pipeline_run
     spark = project.spark
-    day2, day3 = (
-        next(r for r in results if r.snapshot == "cdc_check_snapshot" and r.day == day)
-        for day in (2, 3)
-    )
-    audit = audit_column_names(project.root, ["--target", "local"])
-    closer = audit["update_process_id"]
+    day2 = next(r for r in results if r.snapshot == "cdc_check_snapshot" and r.day == 2)
+    closer = audit_column_names(project.root, ["--target", "local"])["update_process_id"]
     snapshot = project.table("cdc_check_snapshot")
     one_closed = (
         f"select dbt_scd_id from {snapshot} where {closer} = '{day2.run_id}' "
@@ -187,10 +190,6 @@ def test_reconciliation_catches_closed_versions_altered_outside_the_runs(pipelin
         "twice": f"insert into {{t}} select * from {snapshot} where dbt_scd_id in ({one_closed})",
     }
 
-    def execute(sql: str) -> list[tuple]:
-        return [tuple(row) for row in spark.sql(sql).collect()]
-
-    columns = ["key_1", "key_2", "key_3", "col_1", "col_2", "col_3", "col_4", "updated_at"]
     for name, alteration in alterations.items():
         copy = f"cdc_check_snapshot_{name}"
         table = project.table(copy)
@@ -201,18 +200,7 @@ def test_reconciliation_catches_closed_versions_altered_outside_the_runs(pipelin
                 f"delete from {table} where dbt_scd_id in ({two_closed}) "
                 f"and dbt_scd_id not in ({one_closed})"
             )
-        altered = reconcile(
-            execute,
-            project.schema,
-            copy,
-            3,
-            day3.run_id,
-            ["key_1", "key_2", "key_3"],
-            audit,
-            columns=columns,
-            history_before=day2.expected_history,
-            fingerprint_before=day2.after,
-        )
+        altered = _reconcile_day3_of(project, results, copy)
         assert altered.keys_differing == 0 and all(altered.ok(c) for c in "UNID"), name
         assert altered.state_differing == 0, name
         assert altered.history == altered.expected_history == History(720, 420), name
