@@ -156,3 +156,20 @@ def test_partition_fields_added_by_hand_are_kept(dbt_project: ScratchProject) ->
     assert_closed(rows[0], run1.invocation_id, run3.invocation_id)
     assert_open(rows[1], run3.invocation_id)
     assert_open(rows[2], run1.invocation_id)
+
+    # The source gains a column: the one-commit rewrite, built from the snapshot's config,
+    # would drop the fields; the run fails, writing nothing, until the column is added.
+    dbt_project.spark.sql(
+        f"create or replace table {dbt_project.table('src')} using iceberg as "
+        f"select *, 'x' as extra from {dbt_project.table('src')}"
+    )
+    step = dbt_project.dbt("snapshot", check=False)
+    (result,) = step.result.results
+    assert "is partitioned by audit_update_process_id, bucket(4, id), set by hand" in str(
+        result.message
+    )
+    assert fields() == ["audit_update_process_id", "bucket(4, id)"]
+    assert history(dbt_project, "snap") == rows
+    dbt_project.spark.sql(f"alter table {table} add columns (extra string)")
+    dbt_project.dbt("snapshot")
+    assert fields() == ["audit_update_process_id", "bucket(4, id)"]

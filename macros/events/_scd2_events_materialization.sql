@@ -94,6 +94,16 @@
         {%- do ctx.update({
             'added_columns': schema_change.added, 'removed_columns': schema_change.removed,
         }) -%}
+        {#- A key read as the table's type (recast) takes its old key along. -#}
+        {%- set old_key_values = [] -%}
+        {%- for old in ctx.old_key_values -%}
+            {%- set key = ctx.key_columns[loop.index0] -%}
+            {%- do old_key_values.append(
+                ('cast(' ~ ctx.old_key_columns[loop.index0] ~ ' as '
+                    ~ schema_change.recast[key] ~ ')') if key in schema_change.recast
+                else old) -%}
+        {%- endfor -%}
+        {%- do ctx.update({'old_key_values': old_key_values}) -%}
         {%- set table_columns = schema_change.columns -%}
         {%- if schema_change.changed
             and not scd2_audit._scd2_snapshot_layout(existing, true).partitioned -%}

@@ -141,6 +141,22 @@
         {% do adapter.expand_target_column_types(from_relation=staging_table,
                                                  to_relation=target_relation) %}
 
+        {#- A table partitioned by hand (a transform added with `alter table ... add
+            partition field`, _scd2_snapshot_layout) keeps its layout; the rewrite below
+            builds the table from the snapshot's config, and would drop it. -#}
+        {% if schema_change.changed and not layout.managed and layout.partition_columns
+                and config.get('partition_by') is none %}
+            {% do exceptions.raise_compiler_error(
+                "Snapshot '" ~ model.name ~ "': the source has new or wider columns ("
+                ~ ((schema_change.added | map(attribute='name') | list)
+                    + (schema_change.widened.keys() | list)) | join(', ')
+                ~ "), and " ~ target_relation ~ " is partitioned by "
+                ~ layout.partition_columns | join(', ') ~ ", set by hand (not by the "
+                ~ "snapshot's partition_by), which the one-commit rewrite that adds them would "
+                ~ "drop. Nothing was written. Add the columns first (alter table "
+                ~ target_relation ~ " add columns ...; alter column ... type ...), then run "
+                ~ "the snapshot again.") %}
+        {% endif %}
         {% if schema_change.changed or (layout.managed and not layout.partitioned) %}
             {% set merged_sql = scd2_audit._scd2_merge_as_select_sql(target_relation, staging_table, schema_change) %}
             {% set final_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, merged_sql, layout.managed) %}

@@ -10,12 +10,16 @@
         and unique_key is iterable -%}
     {%- set fields = [] -%}
     {%- for key in (unique_key if is_list else [unique_key]) if key is not none -%}
-        {%- set bare = scd2_audit._scd2_unquoted_name(key) -%}
+        {%- set entry = key | trim -%}
+        {#- Quoted: one name in backticks, any inside doubled (`a``b`); `a` || `b` is an
+            expression that starts and ends with one. -#}
+        {%- set quoted = entry | length > 1 and entry.startswith('`') and entry.endswith('`')
+            and '`' not in entry[1:-1] | replace('``', '') -%}
         {%- do fields.append({
-            'key': key | trim,
+            'key': entry,
             'field': 'dbt_unique_key' ~ ('_' ~ loop.index if is_list else ''),
-            'column': bare if scd2_audit._scd2_is_plain_name(key | trim)
-                or bare != key | trim else none,
+            'column': scd2_audit._scd2_unquoted_name(entry)
+                if quoted or scd2_audit._scd2_is_plain_name(entry) else none,
         }) -%}
     {%- endfor -%}
     {{ return(fields) }}

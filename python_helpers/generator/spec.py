@@ -53,9 +53,9 @@ def round_half_up(value: float | Decimal) -> int:
 
 def share_of(rows: int, *shares: float) -> int:
     """``round_half_up(sum(shares) * rows)``, in decimal: the shares as written (their
-    shortest repr), so that 0.08 + 0.47 of 10 rows is 5.5, rounded to 6; in binary floating
+    shortest text), so that 0.08 + 0.47 of 10 rows is 5.5, rounded to 6; in binary floating
     point the sum is 0.5499999999999999 and gave 5."""
-    return round_half_up(sum((Decimal(repr(share)) for share in shares), Decimal(0)) * rows)
+    return round_half_up(sum((Decimal(str(share)) for share in shares), Decimal(0)) * rows)
 
 
 @dataclass(frozen=True)
