@@ -74,11 +74,8 @@
         + (audit.values() | list) + (event_columns.values() | list) -%}
     {#- A unique_key entry that is an SQL expression (unique_key="coalesce(region, 'NA')"),
         which a snapshot takes: these macros select, group and join on key columns. -#}
-    {%- set expressions = [] -%}
-    {%- for key in snapshot.key_columns if not scd2_audit._scd2_is_plain_name(key)
-            and scd2_audit._scd2_unquoted_name(key) == key | trim -%}
-        {%- do expressions.append(key) -%}
-    {%- endfor -%}
+    {%- set expressions = scd2_audit._scd2_unique_key_fields(snapshot.unique_key)
+        | selectattr('column', 'none') | map(attribute='key') | list -%}
     {%- if execute and expressions -%}
         {{ exceptions.raise_compiler_error(
             "scd2 analytics on " ~ relation ~ ": the unique_key holds SQL expression(s) "

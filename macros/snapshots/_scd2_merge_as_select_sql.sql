@@ -7,8 +7,8 @@
         (dbt adds the columns with `alter table` first, then merges).
         It reproduces the MERGE clause by clause:
         - `when matched ... then update`: a version in the open partition and open, whose
-          dbt_scd_id and key (_scd2_merge_key_sql) a staged 'update' or 'delete' row has, takes that row's closing columns
-          (dbt_valid_to and the audit update columns);
+          dbt_scd_id and key (_scd2_merge_key_sql) a staged 'update' or 'delete' row has,
+          takes that row's closing columns (dbt_valid_to and the audit update columns);
         - `when not matched ... then insert *`: a staged 'insert' row whose dbt_scd_id and
           key no version in the open partition has is added;
         - every other version is kept as it is.

@@ -11,9 +11,8 @@
         One hash, not the key's columns: carrying a five-column key through the MERGE and
         matching on it made the 1,000,000-row day-2 snapshot about 10% slower (38.5 s twice
         against 36.6 and 33.2 s, alternating); with the hash, 39.4 and 32.9 s against 39.9
-        and 31.5 s. Two versions
-        that share both an id and a hash (odds about 1 in 10^19 for one such pair) would
-        still be matched together.
+        and 31.5 s. Two versions that share both an id and a hash (odds about 1 in 10^19 for
+        one such pair) would still be matched together.
         An entry that is an SQL expression (unique_key='coalesce(region, ...)') is left out
         on both sides: it cannot be evaluated on the table's side of the MERGE without its
         columns clashing with the staged row's. Empty when no entry is a column.
