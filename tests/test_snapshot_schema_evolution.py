@@ -737,6 +737,45 @@ def test_widened_key_column(dbt_project: ScratchProject) -> None:
     assert_open(rows[2], run2.invocation_id)
 
 
+@pytest.mark.parametrize(
+    ("table_type", "keys"),
+    [("double", (1.0, 2.0, 3.0)), ("decimal(12,2)", (D("1.00"), D("2.00"), D("3.00")))],
+    ids=["double", "decimal"],
+)
+def test_key_column_narrowed_by_the_source(
+    dbt_project: ScratchProject, table_type: str, keys: tuple
+) -> None:
+    """The source's key turns from double (or decimal) into int, the table keeps its type:
+    the same keys, one update and one delete. The mass-delete guard hashed each side's key as
+    its own text (`1` against `1.0` or `1.00`), counted all three open versions as deleted and
+    stopped the run."""
+    write_table_snapshot(dbt_project, CHECK)
+    write_source(
+        dbt_project,
+        [(k, name, 10, T("2024-01-01")) for k, name in zip(keys, "abc", strict=True)],
+        f"id {table_type}, name string, amount int, updated_at timestamp",
+    )
+    run1 = dbt_project.dbt("snapshot")
+    write_source(
+        dbt_project,
+        [(1, "a", 10, T("2024-01-01")), (2, "b", 21, T("2024-01-02"))],
+        "id int, name string, amount int, updated_at timestamp",
+    )
+    run2 = dbt_project.dbt("snapshot")
+    assert _columns(dbt_project)["id"] == table_type
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (keys[0], 10, True),
+        (keys[1], 10, False),
+        (keys[1], 21, True),
+        (keys[2], 10, False),
+    ]
+    assert_open(rows[0], run1.invocation_id)
+    assert_closed(rows[1], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[2], run2.invocation_id)
+    assert_closed(rows[3], run1.invocation_id, run2.invocation_id)
+
+
 # --- a date updated_at -------------------------------------------------------------------
 
 DATED = "id int, name string, updated_at date"

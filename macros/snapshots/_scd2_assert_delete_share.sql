@@ -21,26 +21,52 @@
 
     {%- set columns = config.get('snapshot_table_column_names')
         or get_snapshot_table_column_names() -%}
-    {%- set keys = scd2_audit._scd2_snapshot_context().key_columns -%}
-    {%- set key_hash = scd2_audit._scd2_key_hash_sql(keys | map('trim') | list) -%}
+    {%- set keys = scd2_audit._scd2_snapshot_context().key_columns | map('trim') | list -%}
+    {%- set key_names = [] -%}
+    {%- for key in keys -%}
+        {%- do key_names.append('dbt_key_' ~ loop.index) -%}
+    {%- endfor -%}
+    {%- set key_hash = scd2_audit._scd2_key_hash_sql(key_names) -%}
     {%- set count_sql -%}
         {#- Keys are compared as one 64-bit hash (xxhash64 of the key columns): the counts are
             a guard's estimate, and two keys sharing a hash (odds about 1 in 10^7 for a
-            million keys) would at most hide one delete. -#}
-        with open_versions as (
-            select {{ key_hash }} as dbt_key_hash
+            million keys) would at most hide one delete. Both sides' keys are read through
+            one union, which gives each key column the type both hold, as the staging's
+            coalesce of the two does for the MERGE: hashed each in its own type, a key the
+            source narrowed (double or decimal in the table, int in the source) was `1.0`
+            against `1`, and every open version counted as deleted. -#}
+        with key_rows as (
+            select
+                {%- for key in keys %}
+                {{ key }} as {{ key_names[loop.index0] }},
+                {%- endfor %}
+                true as dbt_is_open
             from {{ target_relation }}
             where {{ scd2_audit._scd2_open_version_sql(with_process_id=with_process_id) }}
             {%- if has_deleted_flag %}
                 and not {{ scd2_audit._scd2_is_deleted_sql(columns.dbt_is_deleted) }}
             {%- endif %}
+            union all
+            select
+                {%- for key in keys %}
+                {{ key }} as {{ key_names[loop.index0] }},
+                {%- endfor %}
+                false as dbt_is_open
+            from (
+                {{ source_sql }}
+            ) as source_query
+        ),
+
+        open_versions as (
+            select {{ key_hash }} as dbt_key_hash
+            from key_rows
+            where dbt_is_open
         ),
 
         source_keys as (
             select {{ key_hash }} as dbt_key_hash
-            from (
-                {{ source_sql }}
-            ) as source_query
+            from key_rows
+            where not dbt_is_open
         ),
 
         deleted_versions as (
