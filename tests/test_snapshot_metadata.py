@@ -227,6 +227,34 @@ def test_a_new_key_sharing_an_open_versions_id_is_inserted(dbt_project: ScratchP
     assert_open(rows[1], run1.invocation_id)
 
 
+def test_unique_key_expression_between_quoted_names(dbt_project: ScratchProject) -> None:
+    """unique_key may be an SQL expression, as dbt takes one; this one starts and ends with a
+    quoted column (`a` || '-' || `b`). The source-column check took it for one quoted name,
+    `a` || '-' || `b` without its outer backticks, and failed every run saying the query does
+    not return that column. Run 2: (x, 1) changes, (y, 2) goes, (z, 3) is new."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key=\"`a` || '-' || `b`\", strategy='check', check_cols=['v'], "
+        "hard_deletes='invalidate'",
+    )
+    run1 = day(dbt_project, "a,b,v", ["x,1,v1", "y,2,v2", "w,4,v4"])
+    run2 = day(dbt_project, "a,b,v", ["x,1,v1b", "z,3,v3", "w,4,v4"])
+    rows = history(dbt_project, "snap", order_by="a, b")
+    assert [(r["a"], r["b"], r["v"], r["dbt_valid_to"] is None) for r in rows] == [
+        ("w", 4, "v4", True),
+        ("x", 1, "v1", False),
+        ("x", 1, "v1b", True),
+        ("y", 2, "v2", False),
+        ("z", 3, "v3", True),
+    ]
+    assert_open(rows[0], run1.invocation_id)
+    assert_closed(rows[1], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[2], run2.invocation_id)
+    assert_closed(rows[3], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[4], run2.invocation_id)
+
+
 def test_column_names_that_need_quoting(dbt_project: ScratchProject) -> None:
     """Source columns `Cust Id` and `e-Mail`, quoted in unique_key and check_cols as dbt's
     strategies write them into SQL: the snapshot runs as with plain names. The check_cols

@@ -11,15 +11,12 @@
     {%- set fields = [] -%}
     {%- for key in (unique_key if is_list else [unique_key]) if key is not none -%}
         {%- set entry = key | trim -%}
-        {#- Quoted: one name in backticks, any inside doubled (`a``b`); `a` || `b` is an
-            expression that starts and ends with one. -#}
-        {%- set quoted = entry | length > 1 and entry.startswith('`') and entry.endswith('`')
-            and '`' not in entry[1:-1] | replace('``', '') -%}
+        {%- set name = scd2_audit._scd2_unquoted_name(entry) -%}
         {%- do fields.append({
             'key': entry,
             'field': 'dbt_unique_key' ~ ('_' ~ loop.index if is_list else ''),
-            'column': scd2_audit._scd2_unquoted_name(entry)
-                if quoted or scd2_audit._scd2_is_plain_name(entry) else none,
+            'column': name
+                if name != entry or scd2_audit._scd2_is_plain_name(entry) else none,
         }) -%}
     {%- endfor -%}
     {{ return(fields) }}
