@@ -173,3 +173,61 @@ def test_partition_fields_added_by_hand_are_kept(dbt_project: ScratchProject) ->
     dbt_project.spark.sql(f"alter table {table} add columns (extra string)")
     dbt_project.dbt("snapshot")
     assert fields() == ["audit_update_process_id", "bucket(4, id)"]
+
+
+def test_a_rewrite_keeps_the_tables_write_settings(dbt_project: ScratchProject) -> None:
+    """A run that adds a column replaces the table in one commit. Iceberg's replace keeps the
+    properties it is not given but drops the write order; the rewrite also gave this project's
+    write.*distribution-mode defaults over values set by hand. Both are the table's own now:
+    the order is set again after the replace, and the values set by hand stay."""
+    _snapshot(dbt_project)
+    _source(dbt_project, [(1, "a", T), (2, "b", T)])
+    run1 = dbt_project.dbt("snapshot")
+    table = dbt_project.table("snap")
+    spark = dbt_project.spark
+    spark.sql(f"alter table {table} write ordered by id desc nulls last, name")  # mode: range
+    spark.sql(
+        f"alter table {table} set tblproperties "
+        "('write.merge.distribution-mode' = 'hash', 'owner.note' = 'kept')"
+    )
+
+    def settings() -> dict[str, str | None]:
+        properties = {r.key: r.value for r in spark.sql(f"show tblproperties {table}").collect()}
+        keys = (
+            "sort-order",
+            "write.distribution-mode",
+            "write.merge.distribution-mode",
+            "write.update.distribution-mode",
+            "owner.note",
+        )
+        return {key: properties.get(key) for key in keys}
+
+    expected = {
+        "sort-order": "id DESC NULLS LAST, name ASC NULLS FIRST",
+        "write.distribution-mode": "range",
+        "write.merge.distribution-mode": "hash",
+        "write.update.distribution-mode": "none",  # this project's default, never changed
+        "owner.note": "kept",
+    }
+    assert settings() == expected
+    commits = len(_snapshot_ids(dbt_project))
+
+    # The source gains a column (which, as in dbt's check strategy, changes every row) and
+    # id 1 a value: the one-commit rewrite.
+    spark.createDataFrame(
+        [(1, "a2", T, "x"), (2, "b", T, "y")], f"{DDL}, extra string"
+    ).writeTo(dbt_project.table("src")).using("iceberg").createOrReplace()
+    run2 = dbt_project.dbt("snapshot")
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["name"], r["extra"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, "a", None, False),
+        (1, "a2", "x", True),
+        (2, "b", None, False),
+        (2, "b", "y", True),
+    ]
+    for closed, opened in ((rows[0], rows[1]), (rows[2], rows[3])):
+        assert_closed(closed, run1.invocation_id, run2.invocation_id)
+        assert_open(opened, run2.invocation_id)
+    assert settings() == expected
+    assert len(_snapshot_ids(dbt_project)) == commits + 1  # the order is metadata, no snapshot
+    assert _partition_columns(dbt_project) == ["audit_update_process_id"]

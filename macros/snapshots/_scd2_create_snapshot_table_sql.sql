@@ -1,4 +1,4 @@
-{% macro _scd2_create_snapshot_table_sql(relation, select_sql, managed=true) -%}
+{% macro _scd2_create_snapshot_table_sql(relation, select_sql, managed=true, kept=none) -%}
     {#-
         `create or replace table` of an Iceberg snapshot table in the layout of
         _scd2_snapshot_layout, from `select_sql`: dbt-spark's spark__create_table_as for
@@ -7,7 +7,10 @@
         or a table built before this layout: Iceberg replaces it and keeps its snapshot
         history). managed=false (a snapshot whose layout this project does not manage, see
         _scd2_snapshot_layout): dbt-spark's create_table_as, as stock dbt-spark builds it.
-        Write properties (the snapshot's own tblproperties win):
+        Write properties (the snapshot's own tblproperties win; `kept`: the properties of the
+        table a rewrite replaces, _scd2_table_properties, whose values of these win over the
+        defaults: Iceberg's replace keeps a property it is not given, and a value set by hand,
+        such as write.distribution-mode 'hash', was reset to 'none'):
         - write.distribution-mode / write.merge.distribution-mode 'none': Iceberg's default
           for a partitioned table shuffles the rows of a write by partition, and nearly all of
           a run's rows fall in one (the open versions), so one task wrote them all;
@@ -24,6 +27,9 @@
         'write.update.distribution-mode': 'none',
         'write.spark.fanout.enabled': 'true',
     } -%}
+    {%- for key in properties.keys() | list if key in (kept or {}) -%}
+        {%- do properties.update({key: kept[key]}) -%}
+    {%- endfor -%}
     {%- do properties.update(config.get('tblproperties') or {}) -%}
     create or replace table {{ relation }}
     using iceberg

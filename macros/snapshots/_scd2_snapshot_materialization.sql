@@ -9,7 +9,9 @@
           meets an unpartitioned table built before that layout, writes the table as it
           stands after the run's MERGE (_scd2_merge_as_select_sql) with one `create or
           replace table ... as select`: one Iceberg commit that changes the columns, the
-          layout and the versions together and keeps the table's snapshot history. Stock
+          layout and the versions together and keeps the table's snapshot history and
+          properties; a write order the table had is set again after it
+          (_scd2_restore_sort_order), since Iceberg's replace drops it. Stock
           dbt-spark adds the columns with `alter table` before its MERGE, so a MERGE that
           failed left them added; its column comparison is also case-sensitive, and a
           Hive-backed staging view reports lower-case names, so upper-case meta column names
@@ -159,7 +161,8 @@
         {% endif %}
         {% if schema_change.changed or (layout.managed and not layout.partitioned) %}
             {% set merged_sql = scd2_audit._scd2_merge_as_select_sql(target_relation, staging_table, schema_change) %}
-            {% set final_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, merged_sql, layout.managed) %}
+            {% set kept_properties = scd2_audit._scd2_table_properties(target_relation) %}
+            {% set final_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, merged_sql, layout.managed, kept_properties) %}
         {% else %}
             {% set source_columns = adapter.get_columns_in_relation(staging_table)
                                          | rejectattr('name', 'equalto', 'dbt_change_type')
@@ -191,6 +194,9 @@
         {% call statement('main') %}
             {{ final_sql }}
         {% endcall %}
+        {% if kept_properties is defined %}
+            {% do scd2_audit._scd2_restore_sort_order(target_relation, kept_properties) %}
+        {% endif %}
     {% endif %}
 
 
