@@ -27,6 +27,7 @@ from tests.test_reliability import (
 
 T = datetime.fromisoformat
 D = Decimal
+UNKNOWN_RUN = "unknown: closed before the audit columns"  # docs/snapshot-metadata.md
 WITH_REGION = "id int, name string, amount int, updated_at timestamp, region string"
 WITHOUT_REGION = "id int, name string, amount int, updated_at timestamp"
 
@@ -260,7 +261,71 @@ def test_failed_run_with_a_new_column_adds_nothing(dbt_project: ScratchProject) 
             f"select partition.audit_update_process_id from {dbt_project.table('snap')}.partitions"
         ).collect()
     }
-    assert partitions == {None, run3.invocation_id}
+    assert partitions == {None, run3.invocation_id, UNKNOWN_RUN}
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "unique_key='id', strategy='timestamp', updated_at='updated_at', "
+        "hard_deletes='invalidate'",
+        "unique_key='id', strategy='check', check_cols=['amount'], updated_at='updated_at', "
+        "hard_deletes='invalidate'",
+    ],
+    ids=["timestamp", "check-with-updated_at"],
+)
+def test_keys_back_over_versions_stock_dbt_closed(
+    dbt_project: ScratchProject, tmp_path_factory: pytest.TempPathFactory, config: str
+) -> None:
+    """Keys that come back over versions stock dbt closed, after the upgrade run. Those
+    versions stayed in the open partition, so the rule for keys that come back did not see
+    them: the key back with its old updated_at got the closed version's dbt_scd_id, and the
+    MERGE matched that version and dropped the row (the key vanished from the current state).
+    Run 2 (stock) deletes key 1 and updates key 2; run 3 (upgrade) updates key 3; run 4 brings
+    key 1 back as it was, and key 2 with its old row."""
+    stock = _stock_project(dbt_project, tmp_path_factory, config)
+    day1, day2, day3 = T("2024-01-01"), T("2024-01-02"), T("2024-01-03")
+    write_source(dbt_project, [(1, "a", 10, day1), (2, "b", 20, day1), (3, "c", 30, day1)])
+    stock.dbt("snapshot")
+    write_source(dbt_project, [(2, "b", 21, day2), (3, "c", 30, day1)])
+    stock.dbt("snapshot")
+    write_source(dbt_project, [(2, "b", 21, day2), (3, "c", 31, day3)])
+    run3 = dbt_project.dbt("snapshot")
+    write_source(dbt_project, [(1, "a", 10, day1), (2, "b", 20, day1), (3, "c", 31, day3)])
+    run4 = dbt_project.dbt("snapshot")
+
+    rows = history(dbt_project, "snap")
+    # Key 2 back with an older updated_at: no change for the timestamp strategy (dbt's rule:
+    # updated_at must grow); a change of values for check, opened when run 4 saw it.
+    back_2 = "check" in config
+    assert [(r["id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10, False),
+        (1, 10, True),
+        (2, 20, False),
+        *([(2, 21, False), (2, 20, True)] if back_2 else [(2, 21, True)]),
+        (3, 30, False),
+        (3, 31, True),
+    ]
+    by_key: dict[int, list[dict]] = {}
+    for row in rows:
+        by_key.setdefault(row["id"], []).append(row)
+    assert by_key[1][0]["audit_update_process_id"] == UNKNOWN_RUN
+    assert_open(by_key[1][1], run4.invocation_id)
+    # The key back starts when run 4 saw it, after its deleted version ended, with an id of
+    # its own.
+    assert by_key[1][1]["dbt_valid_from"] > by_key[1][0]["dbt_valid_to"]
+    assert by_key[1][1]["dbt_scd_id"] != by_key[1][0]["dbt_scd_id"]
+    stock_closed_by = [(by_key[3][0], run3.invocation_id)]
+    if back_2:
+        stock_closed_by.append((by_key[2][1], run4.invocation_id))
+        assert_open(by_key[2][2], run4.invocation_id)
+        assert by_key[2][2]["dbt_valid_from"] == by_key[2][1]["dbt_valid_to"]
+        assert by_key[2][2]["dbt_scd_id"] != by_key[2][0]["dbt_scd_id"]
+    for version, closed_by in stock_closed_by:  # written by stock dbt, closed by ours
+        assert version["audit_insert_process_id"] is None
+        assert version["audit_update_process_id"] == closed_by
+        assert version["effective_end_ts"] == version["dbt_valid_to"]
+    assert_open(by_key[3][1], run3.invocation_id)
     assert_generic_tests_pass(dbt_project)
 
 
@@ -585,22 +650,31 @@ def test_meta_column_name_clashing_with_a_source_column_fails_clearly(
     assert not dbt_project.spark.catalog.tableExists(dbt_project.table("snap"))
 
 
-def test_table_built_by_stock_dbt_gets_the_metadata_columns(
-    dbt_project: ScratchProject, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    """A snapshot table built by stock dbt-spark (no metadata columns, unpartitioned): the
-    first run with these macros adds the columns, lays the table out and records its own
-    versions' metadata, in one commit."""
+def _stock_project(
+    dbt_project: ScratchProject, tmp_path_factory: pytest.TempPathFactory, config: str
+) -> ScratchProject:
+    """A second project on ``dbt_project``'s schema whose snapshot ``snap`` (over ``src``,
+    with ``config``) runs stock dbt-spark's macros: this project's snapshot macros removed."""
     stock = ScratchProject(
         tmp_path_factory.mktemp("stock_built"), dbt_project.schema, dbt_project.spark
     )
     shutil.rmtree(stock.root / "macros" / "snapshots")
     stock.write(
         "snapshots/snap.sql",
-        "{% snapshot snap %}\n{{ config(" + CHECK + ") }}\n"
+        "{% snapshot snap %}\n{{ config(" + config + ") }}\n"
         "select * from {{ target.schema }}.src\n{% endsnapshot %}\n",
     )
-    write_table_snapshot(dbt_project, CHECK)
+    write_table_snapshot(dbt_project, config)
+    return stock
+
+
+def test_table_built_by_stock_dbt_gets_the_metadata_columns(
+    dbt_project: ScratchProject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A snapshot table built by stock dbt-spark (no metadata columns, unpartitioned): the
+    first run with these macros adds the columns, lays the table out and records its own
+    versions' metadata, in one commit."""
+    stock = _stock_project(dbt_project, tmp_path_factory, CHECK)
     write_source(dbt_project, [(1, "a", 10, T("2024-01-01")), (2, "b", 20, T("2024-01-01"))])
     stock.dbt("snapshot")
     write_source(dbt_project, [(1, "a", 10, T("2024-01-01")), (2, "b", 21, T("2024-01-01"))])
@@ -620,7 +694,8 @@ def test_table_built_by_stock_dbt_gets_the_metadata_columns(
     ]
     # The version this run closed carries the closing metadata; the one it opened, the
     # opening metadata. Versions the stock runs wrote have no insert metadata (NULL), but
-    # their effective range, from dbt's columns: scd2_as_of reads it.
+    # their effective range, from dbt's columns: scd2_as_of reads it. The one a stock run
+    # closed leaves the open partition, closed by an unknown run.
     assert rows[0]["audit_update_process_id"] == run3.invocation_id
     assert rows[0]["effective_end_ts"] == rows[0]["dbt_valid_to"]
     assert rows[0]["audit_insert_process_id"] is None
@@ -628,7 +703,8 @@ def test_table_built_by_stock_dbt_gets_the_metadata_columns(
     for stock_version in (rows[0], rows[2], rows[3]):
         assert stock_version["audit_insert_process_id"] is None
         assert stock_version["effective_start_ts"] == stock_version["dbt_valid_from"]
-    assert rows[2]["audit_update_process_id"] is None
+    assert rows[2]["audit_update_process_id"] == UNKNOWN_RUN
+    assert rows[2]["audit_update_ts"] is None
     assert rows[2]["effective_end_ts"] == rows[2]["dbt_valid_to"]
     assert rows[3]["effective_end_text"] == HIGH_END
     partitions = {
@@ -637,7 +713,71 @@ def test_table_built_by_stock_dbt_gets_the_metadata_columns(
             f"select partition.audit_update_process_id from {dbt_project.table('snap')}.partitions"
         ).collect()
     }
-    assert partitions == {None, run3.invocation_id}
+    assert partitions == {None, run3.invocation_id, UNKNOWN_RUN}
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "unique_key='id', strategy='timestamp', updated_at='updated_at', "
+        "hard_deletes='invalidate'",
+        "unique_key='id', strategy='check', check_cols=['amount'], updated_at='updated_at', "
+        "hard_deletes='invalidate'",
+    ],
+    ids=["timestamp", "check-with-updated_at"],
+)
+def test_keys_back_over_versions_stock_dbt_closed(
+    dbt_project: ScratchProject, tmp_path_factory: pytest.TempPathFactory, config: str
+) -> None:
+    """Keys that come back over versions stock dbt closed, after the upgrade run. Those
+    versions stayed in the open partition, so the rule for keys that come back did not see
+    them: the key back with its old updated_at got the closed version's dbt_scd_id, and the
+    MERGE matched that version and dropped the row (the key vanished from the current state).
+    Run 2 (stock) deletes key 1 and updates key 2; run 3 (upgrade) updates key 3; run 4 brings
+    key 1 back as it was, and key 2 with its old row."""
+    stock = _stock_project(dbt_project, tmp_path_factory, config)
+    day1, day2, day3 = T("2024-01-01"), T("2024-01-02"), T("2024-01-03")
+    write_source(dbt_project, [(1, "a", 10, day1), (2, "b", 20, day1), (3, "c", 30, day1)])
+    stock.dbt("snapshot")
+    write_source(dbt_project, [(2, "b", 21, day2), (3, "c", 30, day1)])
+    stock.dbt("snapshot")
+    write_source(dbt_project, [(2, "b", 21, day2), (3, "c", 31, day3)])
+    run3 = dbt_project.dbt("snapshot")
+    write_source(dbt_project, [(1, "a", 10, day1), (2, "b", 20, day1), (3, "c", 31, day3)])
+    run4 = dbt_project.dbt("snapshot")
+
+    rows = history(dbt_project, "snap")
+    # Key 2 back with an older updated_at: no change for the timestamp strategy (dbt's rule:
+    # updated_at must grow); a change of values for check, opened when run 4 saw it.
+    back_2 = "check" in config
+    assert [(r["id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10, False),
+        (1, 10, True),
+        (2, 20, False),
+        *([(2, 21, False), (2, 20, True)] if back_2 else [(2, 21, True)]),
+        (3, 30, False),
+        (3, 31, True),
+    ]
+    by_key: dict[int, list[dict]] = {}
+    for row in rows:
+        by_key.setdefault(row["id"], []).append(row)
+    assert by_key[1][0]["audit_update_process_id"] == UNKNOWN_RUN
+    assert_open(by_key[1][1], run4.invocation_id)
+    # The key back starts when run 4 saw it, after its deleted version ended, with an id of
+    # its own.
+    assert by_key[1][1]["dbt_valid_from"] > by_key[1][0]["dbt_valid_to"]
+    assert by_key[1][1]["dbt_scd_id"] != by_key[1][0]["dbt_scd_id"]
+    stock_closed_by = [(by_key[3][0], run3.invocation_id)]
+    if back_2:
+        stock_closed_by.append((by_key[2][1], run4.invocation_id))
+        assert_open(by_key[2][2], run4.invocation_id)
+        assert by_key[2][2]["dbt_valid_from"] == by_key[2][1]["dbt_valid_to"]
+        assert by_key[2][2]["dbt_scd_id"] != by_key[2][0]["dbt_scd_id"]
+    for version, closed_by in stock_closed_by:  # written by stock dbt, closed by ours
+        assert version["audit_insert_process_id"] is None
+        assert version["audit_update_process_id"] == closed_by
+        assert version["effective_end_ts"] == version["dbt_valid_to"]
+    assert_open(by_key[3][1], run3.invocation_id)
 
 
 def test_hard_deletes_switched_from_new_record_to_invalidate(dbt_project: ScratchProject) -> None:

@@ -80,7 +80,9 @@
                 metadata of the versions this run closes (a table built by stock dbt gets the
                 audit columns on this run), and the effective range, which dbt's own columns
                 give: without it, scd2_as_of left out every version the stock runs wrote. Who
-                wrote them and when stays NULL, unknown. -#}
+                wrote them and when stays NULL, unknown, but for the versions stock runs
+                closed, whose update process id (_scd2_unknown_process_id) takes them out of
+                the open partition. -#}
             {%- if col.added and col.lower == audit.effective_start_ts | lower -%}
                 {%- set value = 'cast(snapshot_table.' ~ columns.dbt_valid_from ~ ' as '
                     ~ col.type ~ ')' -%}
@@ -89,6 +91,10 @@
                     ~ ', ' ~ scd2_audit.scd2_high_end_ts() ~ ', '
                     ~ scd2_audit._scd2_utc_instant_sql('snapshot_table.' ~ columns.dbt_valid_to,
                         valid_to_type) ~ ')' -%}
+            {%- elif col.added and col.lower == audit.update_process_id | lower -%}
+                {%- set value = 'if(' ~ scd2_audit._scd2_open_version_sql('snapshot_table', false)
+                    ~ ', cast(null as ' ~ col.type ~ '), '
+                    ~ scd2_audit._scd2_unknown_process_id() ~ ')' -%}
             {%- elif col.added -%}
                 {%- set value = 'cast(null as ' ~ col.type ~ ')' -%}
             {%- else -%}
