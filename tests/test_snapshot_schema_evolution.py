@@ -467,30 +467,51 @@ def test_text_column_whose_source_turns_into_another_type_fails(
     ]
 
 
-def test_a_column_of_nulls_of_another_type_is_no_type_change(dbt_project: ScratchProject) -> None:
+@pytest.mark.parametrize(
+    ("config", "table_type", "value"),
+    [
+        ("check-invalidate", "string", "a"),
+        ("check-invalidate", "date", date(2024, 1, 5)),
+        ("timestamp-new_record", "boolean", True),
+        ("timestamp-new_record", "timestamp", T("2024-01-05 06:00:00")),
+    ],
+    ids=["check-string", "check-date", "timestamp-boolean", "timestamp-timestamp"],
+)
+def test_a_column_of_nulls_of_another_type_is_no_type_change(
+    dbt_project: ScratchProject, table_type: str, value: object, config: str
+) -> None:
     """A source column that holds only NULLs, typed otherwise than the table's (a seed of an
     extract whose column came empty: dbt types it bigint) changes nothing in the table: its
-    NULLs go into the string column, as new versions of the keys whose code was set."""
-    write_table_snapshot(
-        dbt_project,
-        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
-    )
+    NULLs go into the table's column, as new versions of the keys whose code was set. Over a
+    date, boolean or timestamp column the run failed with Spark's DATATYPE_MISMATCH (the
+    check strategy's test, a deletion record's values): the NULLs are now read as the
+    table's type. Day 2 also deletes id 3."""
+    write_table_snapshot(dbt_project, "unique_key='id', " + CONFIGS[config])
     ddl = "id int, code {}, updated_at timestamp"
     day1, day2 = T("2024-01-01 00:00:00"), T("2024-01-02 00:00:00")
-    write_source(dbt_project, [(1, "a", day1), (2, None, day1)], ddl.format("string"))
+    write_source(
+        dbt_project,
+        [(1, value, day1), (2, None, day1), (3, value, day1)],
+        ddl.format(table_type),
+    )
     dbt_project.dbt("snapshot")
-    # Day 2: code is bigint and NULL on every row; id 1's code was 'a', id 2's was NULL.
+    # Day 2: code is bigint and NULL on every row; id 1's code was set, id 2's was NULL.
     write_source(dbt_project, [(1, None, day2), (2, None, day2)], ddl.format("bigint"))
     dbt_project.dbt("snapshot")
-    assert _columns(dbt_project)["code"] == "string"
+    assert _columns(dbt_project)["code"] == table_type
+    deletion_record = [(3, value, True, True)] if "new_record" in config else []
     assert [
-        (r["id"], r["code"], r["dbt_valid_to"] is None) for r in history(dbt_project, "snap")
+        (r["id"], r["code"], r["dbt_valid_to"] is None, r.get("dbt_is_deleted") == "True")
+        for r in history(dbt_project, "snap")
     ] == [
-        (1, "a", False),
-        (1, None, True),
-        (2, None, False),  # updated_at moved, which check_cols='all' compares too
-        (2, None, True),
+        (1, value, False, False),
+        (1, None, True, False),
+        (2, None, False, False),  # updated_at moved, which both strategies see
+        (2, None, True, False),
+        (3, value, False, False),
+        *deletion_record,
     ]
+    assert_generic_tests_pass(dbt_project)
 
 
 # --- upper-case meta column names --------------------------------------------------------

@@ -106,8 +106,30 @@
         {% for column in query_columns %}
             {% do query_types.append([column.name, column.type]) %}
         {% endfor %}
-        {% do scd2_audit._scd2_assert_type_changes(
+        {% set type_changes = scd2_audit._scd2_assert_type_changes(
             layout.types, query_types, query_sql=model['compiled_code']) %}
+        {#- A column of another type holding only NULLs is read as the table's (as a typed
+            NULL: Spark casts no bigint to a date). -#}
+        {% if type_changes.null_only %}
+            {% set casts = {} %}
+            {% for name, table_type in type_changes.null_only %}
+                {% do casts.update({name | lower: table_type}) %}
+            {% endfor %}
+            {% set staging_query %}
+                select
+                    {%- for name in query_column_names %}
+                    {%- set column = scd2_audit._scd2_quote(name) %}
+                    {%- if name | lower in casts %}
+                    cast(null as {{ casts[name | lower] }}) as {{ column }}
+                    {%- else %}
+                    {{ column }}
+                    {%- endif %}{{ ',' if not loop.last }}
+                    {%- endfor %}
+                from (
+                    {{ sql }}
+                ) as scd2_query
+            {% endset %}
+        {% endif %}
     {% endif %}
 
     {% if not target_relation_exists %}
@@ -129,7 +151,8 @@
 
     {% else %}
 
-        {% set staging_table = scd2_audit.spark_build_snapshot_staging_table(strategy, sql, target_relation) %}
+        {% set staging_table = scd2_audit.spark_build_snapshot_staging_table(
+            strategy, staging_query if staging_query is defined else sql, target_relation) %}
 
         {#- After the source checks (in the staging macro), which fail before anything is
             written. A run whose staging rows need new or wider columns, or that meets a
