@@ -416,6 +416,51 @@ def test_new_columns_and_types_replace_the_table_keeping_its_history(
     assert len(day2_snapshots) == len(day1_snapshots) + 1
 
 
+def test_seeds_in_other_formats_keep_their_table_on_failure(
+    dbt_project: ScratchProject, spark: SparkSession
+) -> None:
+    """A parquet seed is dropped and created (Spark replaces no parquet table in one
+    commit): a bad value dropped it first, under a message saying the table was unchanged.
+    The checks now run before the drop. An Iceberg seed switched to parquet was dropped, and
+    its folder, which Iceberg's drop leaves, failed the create: the table was lost. That
+    switch is refused, writing nothing; the other way round works."""
+    table = dbt_project.table("daily")
+    header = ("id", "name", "amount")
+    day1 = [["1", "a", "1.5"], ["2", "b", "2.5"]]
+
+    def seed(rows: list[list[str]], file_format: str, check: bool = True) -> DbtStep:
+        write_csv(dbt_project.root / "seeds" / "daily.csv", header, rows)
+        dbt_project.write(
+            "seeds/daily.yml",
+            seed_properties("daily", {"id": "int", "amount": "double"}, file_format=file_format),
+        )
+        return dbt_project.dbt("seed", check=check)
+
+    seed(day1, "parquet")
+    loaded = [(1, "a", 1.5), (2, "b", 2.5)]
+    assert _rows(spark, table) == loaded
+    bad = [*day1, ["3", "c", "abc"]]
+    _assert_seed_failed(seed(bad, "parquet", check=False), "value 'abc'", "unchanged")
+    assert _rows(spark, table) == loaded
+
+    # parquet to iceberg: the checks, then the drop and the create.
+    _assert_seed_failed(seed(bad, "iceberg", check=False), "value 'abc'", "unchanged")
+    assert _rows(spark, table) == loaded
+    seed([["1", "a", "1.5"], ["4", "d", "4.5"]], "iceberg")
+    state = _iceberg_state(spark, table)
+    assert state[0] == [("1", "a", "1.5"), ("4", "d", "4.5")]
+
+    # iceberg to parquet: refused.
+    _assert_seed_failed(
+        seed(day1, "parquet", check=False),
+        "Seed 'daily'",
+        "is an Iceberg table, and the seed's file_format is now 'parquet'",
+        "Nothing was written",
+        "purge",
+    )
+    assert _iceberg_state(spark, table) == state
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_empty_seed_and_full_refresh(
     dbt_project: ScratchProject, spark: SparkSession, method: str

@@ -18,7 +18,8 @@
           reason leaves the previous table, its rows and its snapshot history as they were.
           Like stock dbt-spark, every run re-creates the table from the file (new columns and
           types included), with or without `--full-refresh`. Formats that cannot replace a
-          table in place (parquet, hive...) keep dbt-spark's drop and create.
+          table in place (parquet, hive...) keep dbt-spark's drop and create, after a pass
+          that runs the seed's checks, so that a bad value leaves their table too.
         - dbt's `agate_table` result (for `dbt seed --show`) is a sample read back from the
           table, so the file is never read into Python on the fast path.
     -#}
@@ -33,6 +34,21 @@
     {%- if old_relation is not none and old_relation.is_view -%}
         {{ exceptions.raise_compiler_error(
             "Cannot seed to '{}', it is a view".format(old_relation.render())) }}
+    {%- endif -%}
+    {#- An Iceberg or Delta table is never dropped for another format: its drop leaves its
+        folder, where Spark creates no managed table (LOCATION_ALREADY_EXISTS), and the seed
+        was lost. -#}
+    {%- if old_relation is not none and (old_relation.is_iceberg or old_relation.is_delta)
+            and file_format not in ['iceberg', 'delta'] -%}
+        {{ exceptions.raise_compiler_error(
+            "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): "
+            ~ old_relation ~ " is an " ~ ('Iceberg' if old_relation.is_iceberg else 'Delta')
+            ~ " table, and the seed's file_format is now '" ~ file_format ~ "'. A seed "
+            ~ "replaces such a table in one commit but cannot turn it into another format: "
+            ~ "dropped, it leaves its folder, where Spark creates no managed table. Nothing "
+            ~ "was written; the seed table is unchanged. Set file_format back, or drop the "
+            ~ "table (drop table " ~ old_relation ~ " purge), delete its folder, and seed "
+            ~ "again.") }}
     {%- endif -%}
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
@@ -75,7 +91,14 @@
 
     {%- set replace_in_place = file_format in ['iceberg', 'delta']
         and (old_relation is none or old_relation.is_iceberg or old_relation.is_delta) -%}
+    {%- set select_sql = scd2_audit._scd2_seed_select(model, source, columns, types, inferred,
+        decoded_by_spark=load_method == 'spark_csv') -%}
     {%- if old_relation is not none and not replace_in_place -%}
+        {#- A table Spark cannot replace in one commit is dropped, then created: the seed's
+            checks run first, over every cell (the sum of a hash of the whole row: Spark
+            prunes the columns of a count, even of a hash), so that a bad value leaves the table as it was, as the message says
+            (an Iceberg or Delta table is never dropped for another format, see above). -#}
+        {%- do run_query('select sum(hash(*)) from (' ~ select_sql ~ ') as scd2_seed_checked') -%}
         {%- do adapter.drop_relation(old_relation) -%}
     {%- endif -%}
     {%- set build_sql -%}
@@ -88,8 +111,7 @@
         {{ location_clause() }}
         {{ comment_clause() }}
         as
-        {{ scd2_audit._scd2_seed_select(model, source, columns, types, inferred,
-            decoded_by_spark=load_method == 'spark_csv') }}
+        {{ select_sql }}
     {%- endset -%}
     {%- call statement('scd2_seed_build') -%}
         {{ build_sql }}
