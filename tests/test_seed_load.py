@@ -121,13 +121,16 @@ UNTYPED_HEADER = (
     "label",
     "whole",
     "tiny",
+    "year0",
 )
 UNTYPED_CELLS = [
     line.split(",")
     for line in (
-        "1,1.5,2024-01-05,2024-01-05 10:00:00,2024-01-05T10:00:00,true,007,1,,x,2.0,1e-3",
-        "2,2,2024-1-6,2024-01-06 11:30:15,2024-01-06T11:30:15.5,False,12,x,null, y ,100.00,2.50",
-        " 3 ,-0.25,,,,,,,,,1.5e1,",
+        "1,1.5,2024-01-05,2024-01-05 10:00:00,2024-01-05T10:00:00,true,007,1,,x,2.0,1e-3,"
+        "0000-01-01",
+        "2,2,2024-1-6,2024-01-06 11:30:15,2024-01-06T11:30:15.5,False,12,x,null, y ,100.00,2.50,"
+        "2024-01-01",
+        " 3 ,-0.25,,,,,,,,,1.5e1,,",
     )
 ]
 
@@ -156,14 +159,15 @@ def test_columns_without_types_are_typed_as_dbt_does(
         "label": "string",
         "whole": "bigint",  # 2.0, 100.00 and 1.5e1 are whole numbers to agate
         "tiny": "double",
+        "year0": "string",  # no date to Python (agate) nor to PySpark, which cannot read it
     }
     day1, day2 = dt.date(2024, 1, 5), dt.date(2024, 1, 6)
     seen1, seen2 = dt.datetime(2024, 1, 5, 10), dt.datetime(2024, 1, 6, 11, 30, 15)
     iso2 = seen2.replace(microsecond=500000)
     assert _rows(spark, table) == [
-        (1, 1.5, day1, seen1, seen1, True, 7, "1", None, "x", 2, 0.001),
-        (2, 2.0, day2, seen2, iso2, False, 12, "x", None, " y ", 100, 2.5),
-        (3, -0.25, None, None, None, None, None, None, None, None, 15, None),
+        (1, 1.5, day1, seen1, seen1, True, 7, "1", None, "x", 2, 0.001, "0000-01-01"),
+        (2, 2.0, day2, seen2, iso2, False, 12, "x", None, " y ", 100, 2.5, "2024-01-01"),
+        (3, -0.25, None, None, None, None, None, None, None, None, 15, None, None),
     ]
 
 

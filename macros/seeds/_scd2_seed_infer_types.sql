@@ -1,7 +1,13 @@
 {% macro _scd2_seed_infer_types(relation, columns) -%}
     {#-
         The Spark type dbt would give each of `columns` (seed columns without a
-        `column_types` entry), in one pass over the seed's text. dbt types a column with the
+        `column_types` entry), in one pass over the seed's text. The cells are unpivoted
+        (one row a cell, with its column's position) and tested by one expression, grouped by
+        position: one expression a column made a query Spark took seconds to analyse and
+        compile for a wide seed (150 columns of 3 rows: 8.7 s for the seed, 3.2 s so), and
+        the unpivot is no slower over many rows (16 columns of 300,000 rows: 14.9 s against
+        16.3 s). Each column's tests come back as bits, each set by a cell that fails a
+        test, and 64 by any cell. dbt types a column with the
         first of agate's types (dbt_common's `build_type_tester`) that reads every non-NULL
         cell, and dbt-spark maps it (`SparkAdapter.convert_*_type`):
         - no non-NULL cell: agate's Integer, `bigint`;
@@ -11,7 +17,8 @@
           column written by pandas, `1.0`, is `bigint` in stock dbt too). Without an exponent
           that is a digit other than 0 after the point; with one, Spark's double of the
           cell has a remainder;
-        - `YYYY-MM-DD` dates: `date`;
+        - `YYYY-MM-DD` dates: `date`; the year 0000 is none (Python's dates start at 1, and
+          PySpark cannot read such a value back);
         - `YYYY-MM-DD HH:MM:SS` and ISO 8601 (`T`, fraction, zone) timestamps: `timestamp`;
         - `true`/`false` in any case: `boolean`;
         - anything else: `string`.
@@ -23,52 +30,68 @@
     {%- set patterns = {
         'number': '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$',
         'fraction': '[.][0-9]*[1-9]',
-        'date': '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$',
-        'datetime': '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2} [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}$',
-        'iso': '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$',
+        'date': '^(?!0000)[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$',
+        'datetime': '^(?!0000)[0-9]{4}-[0-9]{1,2}-[0-9]{1,2} [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}$',
+        'iso': '^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$',
     } -%}
     {%- set query -%}
         with cells as (
             select
-                {%- for name in columns %}
-                case
-                    when {{ scd2_audit._scd2_seed_null_sql(scd2_audit._scd2_quote(name)) }} then null
-                    else {{ scd2_audit._scd2_seed_trim_sql(scd2_audit._scd2_quote(name)) }}
-                end as c{{ loop.index0 }}{{ ',' if not loop.last }}
-                {%- endfor %}
+                posexplode(array(
+                    {%- for name in columns %}
+                    case
+                        when {{ scd2_audit._scd2_seed_null_sql(scd2_audit._scd2_quote(name)) }} then null
+                        else {{ scd2_audit._scd2_seed_trim_sql(scd2_audit._scd2_quote(name)) }}
+                    end{{ ',' if not loop.last }}
+                    {%- endfor %}
+                )) as (position, c)
             from {{ relation }}
+        ),
+
+        tested as (
+            select
+                position,
+                bit_or(case
+                    when c is null then 0
+                    else 64
+                        + if(c rlike '{{ patterns.number }}', 0, 1)
+                        + if(case
+                            when c rlike '[eE]' then try_cast(c as double) % 1 != 0
+                            else c rlike '{{ patterns.fraction }}'
+                        end, 2, 0)
+                        + if(c rlike '{{ patterns.date }}' and try_cast(c as date) is not null, 0, 4)
+                        + if(c rlike '{{ patterns.datetime }}' and try_cast(c as timestamp) is not null, 0, 8)
+                        + if(c rlike '{{ patterns.iso }}' and try_cast(c as timestamp) is not null, 0, 16)
+                        + if(lower(c) in ('true', 'false'), 0, 32)
+                end) as bits
+            from cells
+            group by position
         )
 
-        select
-            {%- for name in columns %}
-            {%- set c = 'c' ~ loop.index0 %}
-            {%- set present = ' filter (where ' ~ c ~ ' is not null)' %}
-            coalesce(bool_and({{ c }} rlike '{{ patterns.number }}'){{ present }}, true) as number_{{ c }},
-            coalesce(bool_or(case
-                when {{ c }} rlike '[eE]' then try_cast({{ c }} as double) % 1 != 0
-                else {{ c }} rlike '{{ patterns.fraction }}'
-            end){{ present }}, false) as fraction_{{ c }},
-            coalesce(bool_and({{ c }} rlike '{{ patterns.date }}' and try_cast({{ c }} as date) is not null){{ present }}, true) as date_{{ c }},
-            coalesce(bool_and({{ c }} rlike '{{ patterns.datetime }}' and try_cast({{ c }} as timestamp) is not null){{ present }}, true) as datetime_{{ c }},
-            coalesce(bool_and({{ c }} rlike '{{ patterns.iso }}' and try_cast({{ c }} as timestamp) is not null){{ present }}, true) as iso_{{ c }},
-            coalesce(bool_and(lower({{ c }}) in ('true', 'false')){{ present }}, true) as boolean_{{ c }},
-            count({{ c }}) as values_{{ c }}{{ ',' if not loop.last }}
-            {%- endfor %}
-        from cells
+        select position, bits from tested
     {%- endset -%}
-    {%- set row = run_query(query).rows[0] -%}
+    {%- set found = {} -%}
+    {%- for position, bits in run_query(query).rows -%}
+        {%- do found.update({position | int: bits}) -%}
+    {%- endfor -%}
     {%- set types = {} -%}
     {%- for name in columns -%}
-        {%- set at = loop.index0 * 7 -%}
-        {%- if row[at + 6] == 0 -%}
+        {#- The column's tests as bits, each set by a cell that fails it (64: a cell); a
+            file without records has no position at all. -#}
+        {%- set bits = found.get(loop.index0) or 0 -%}
+        {%- set failed = [] -%}
+        {%- for bit in range(7) -%}
+            {%- do failed.append((bits // 2 ** bit) % 2 == 1) -%}
+        {%- endfor -%}
+        {%- if not failed[6] -%}
             {%- set type = 'bigint' -%}
-        {%- elif row[at] -%}
-            {%- set type = 'double' if row[at + 1] else 'bigint' -%}
-        {%- elif row[at + 2] -%}
+        {%- elif not failed[0] -%}
+            {%- set type = 'double' if failed[1] else 'bigint' -%}
+        {%- elif not failed[2] -%}
             {%- set type = 'date' -%}
-        {%- elif row[at + 3] or row[at + 4] -%}
+        {%- elif not failed[3] or not failed[4] -%}
             {%- set type = 'timestamp' -%}
-        {%- elif row[at + 5] -%}
+        {%- elif not failed[5] -%}
             {%- set type = 'boolean' -%}
         {%- else -%}
             {%- set type = 'string' -%}
