@@ -214,9 +214,8 @@ def test_a_rewrite_keeps_the_tables_write_settings(dbt_project: ScratchProject) 
 
     # The source gains a column (which, as in dbt's check strategy, changes every row) and
     # id 1 a value: the one-commit rewrite.
-    spark.createDataFrame(
-        [(1, "a2", T, "x"), (2, "b", T, "y")], f"{DDL}, extra string"
-    ).writeTo(dbt_project.table("src")).using("iceberg").createOrReplace()
+    day2 = spark.createDataFrame([(1, "a2", T, "x"), (2, "b", T, "y")], f"{DDL}, extra string")
+    day2.writeTo(dbt_project.table("src")).using("iceberg").createOrReplace()
     run2 = dbt_project.dbt("snapshot")
     rows = history(dbt_project, "snap")
     assert [(r["id"], r["name"], r["extra"], r["dbt_valid_to"] is None) for r in rows] == [
