@@ -96,8 +96,9 @@
     {%- if old_relation is not none and not replace_in_place -%}
         {#- A table Spark cannot replace in one commit is dropped, then created: the seed's
             checks run first, over every cell (the sum of a hash of the whole row: Spark
-            prunes the columns of a count, even of a hash), so that a bad value leaves the table as it was, as the message says
-            (an Iceberg or Delta table is never dropped for another format, see above). -#}
+            prunes the columns of a count, even of a hash), so that a bad value leaves the
+            table as it was, as the message says (an Iceberg or Delta table is never dropped
+            for another format, see above). -#}
         {%- do run_query('select sum(hash(*)) from (' ~ select_sql ~ ') as scd2_seed_checked') -%}
         {%- do adapter.drop_relation(old_relation) -%}
     {%- endif -%}
