@@ -1754,6 +1754,18 @@ def test_events_whose_columns_change_keep_their_history(dbt_project: ScratchProj
         ddl=f"id int, name string, {base}",
     )
     run(dbt_project)
+    # Write settings of the user's, which run 2's rewrite keeps (the replace dropped the
+    # order and reset the distribution mode to this project's default).
+    table = dbt_project.table("history")
+    spark.sql(f"alter table {table} write ordered by id")
+    spark.sql(f"alter table {table} set tblproperties ('write.merge.distribution-mode' = 'hash')")
+
+    def settings() -> list[str | None]:
+        properties = dict(spark.sql(f"show tblproperties {table}").collect())
+        keys = ("sort-order", "write.distribution-mode", "write.merge.distribution-mode")
+        return [properties.get(key) for key in keys]
+
+    assert settings() == ["id ASC NULLS FIRST", "range", "hash"]
 
     # Run 2: the events gain tier (string) and points (int). id 1 gets a tier: a change;
     # id 2's update has the values it had and no tier: a no-op; id 4 is new.
@@ -1770,6 +1782,7 @@ def test_events_whose_columns_change_keep_their_history(dbt_project: ScratchProj
     commits = iceberg_commits(dbt_project, "history")
     run(dbt_project)
     assert iceberg_commits(dbt_project, "history") == commits + 1
+    assert settings() == ["id ASC NULLS FIRST", "range", "hash"]
     columns = spark.table(dbt_project.table("history")).columns
     assert columns[:5] == ["id", "name", "tier", "points", "dbt_scd_id"]
     assert shaped_versions(dbt_project, "name, tier, points") == [

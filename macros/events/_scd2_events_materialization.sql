@@ -263,8 +263,7 @@
             the key's open version, if the table records no-ops and no event is set aside.
             Else whether there is a row is asked of the versions, computed as far as their
             first row: the steps leave them partitioned by the key, so Spark computes the
-            first partition and stops (a quarter of the versions' work with four shuffle
-            partitions, about 2 s on day 2 of the 1M-key benchmark). -#}
+            first partition and stops (with four partitions, a quarter of the work). -#}
         {%- set writes = summary.applied > 0 and (
             (summary.applied_upserts > 0 and not summary.set_aside
                 and ctx.events.last_position is defined)
@@ -318,6 +317,7 @@
     {% call statement('main') %}
         {{ main_sql }}
     {% endcall %}
+    {% do scd2_audit._scd2_restore_sort_order(target_relation, ctx.get('kept_properties', {})) %}
 
     {% do scd2_audit._scd2_events_drop_views(views, cached) %}
     {% do scd2_audit._scd2_events_set_conf(conf_before, restore=true) %}

@@ -93,7 +93,11 @@
     {%- endif %}
     {%- endset -%}
     {%- if rebuild -%}
-        {{ scd2_audit._scd2_create_snapshot_table_sql(target, body) }}
+        {#- The table's own write settings win over the defaults; its write order, which the
+            replace drops, is set again after it (_scd2_restore_sort_order, from ctx). -#}
+        {%- set kept = scd2_audit._scd2_table_properties(target) -%}
+        {%- do ctx.update({'kept_properties': kept}) -%}
+        {{ scd2_audit._scd2_create_snapshot_table_sql(target, body, kept=kept) }}
     {%- else %}
     insert into {{ target }}
     replace where
