@@ -597,15 +597,25 @@ def test_mass_delete_guard(
 
 
 def test_mass_delete_guard_rejects_bad_setting(dbt_project: ScratchProject) -> None:
-    write_snapshot(
-        dbt_project,
-        "snap",
-        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
-    )
+    """A bad value fails every snapshot, one that tracks no deletes (hard_deletes='ignore')
+    too, which took it without a word."""
+    for name, hard_deletes in (("snap", "invalidate"), ("snap_ignore", "ignore")):
+        write_snapshot(
+            dbt_project,
+            name,
+            f"unique_key='id', strategy='check', check_cols='all', hard_deletes='{hard_deletes}'",
+        )
     day(dbt_project, HEADER, DAY1)
     for value in ("'lots'", ".nan"):
-        with pytest.raises(DbtStepError, match="must be a number from 0 to 1"):
-            dbt_project.dbt("snapshot", "--vars", f"{{scd2_max_delete_share: {value}}}")
+        step = dbt_project.dbt(
+            "snapshot", "--vars", f"{{scd2_max_delete_share: {value}}}", check=False
+        )
+        assert {r.node.name: str(r.status) for r in step.result.results} == {
+            "snap": "error",
+            "snap_ignore": "error",
+        }
+        for result in step.result.results:
+            assert "must be a number from 0 to 1" in str(result.message)
 
 
 def test_timestamp_strategy_with_an_expression_as_updated_at(dbt_project: ScratchProject) -> None:

@@ -13,10 +13,12 @@
         as open versions nor as deletes. Under 'invalidate' the run closes them, but no live
         key goes; counted, a switch from new_record to invalidate read as a mass delete.
     -#}
+    {#- The setting is read (and a bad value refused) whatever hard_deletes is: a snapshot
+        that tracks no deletes took `scd2_max_delete_share: 'abc'` without a word. -#}
+    {%- set limit = scd2_audit.scd2_max_delete_share() -%}
     {%- if not execute or strategy.hard_deletes not in ('invalidate', 'new_record') -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set limit = scd2_audit.scd2_max_delete_share() -%}
     {%- if limit >= 1 -%}{{ return(none) }}{%- endif -%}
 
     {%- set columns = config.get('snapshot_table_column_names')
