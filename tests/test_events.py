@@ -1219,7 +1219,29 @@ def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:
     model.write_text(model.read_text().replace("'debezium_raw'", "'debezium_damaged'"))
     commits = iceberg_commits(dbt_project, "history")
     message = failure(dbt_project)
-    assert "1 malformed event(s)" in message and "unknown operation null" in message, message
+    assert "1 malformed event(s)" in message, message
+    # The line's text is the event's operation (JSON-escaped in the summary).
+    assert "a line Spark could not read whole" in message and "bef" in message, message
+    assert brief(versions(dbt_project)) == expected
+    assert iceberg_commits(dbt_project, "history") == commits
+
+    # A line Spark reads only in part (an age that is no number, under a declared schema with
+    # _corrupt_record) fails the run too, naming it: it was applied with a NULL age.
+    half = tmp_path / "debezium_half"
+    half.mkdir()
+    bad = change("u", {"id": 1, "name": "Angela"}, {"id": 1, "name": "A", "age": "thirty"}, t0, 15)
+    (half / "part-0.json").write_text("\n".join([*lines, bad]) + "\n")
+    row = "struct<id: bigint, name: string, age: bigint>"
+    dbt_project.spark.sql(
+        f"create table {dbt_project.table('debezium_half')} (schema string, payload struct<"
+        f"op: string, before: {row}, after: {row}, ts_ms: bigint, source: struct<ts_ms: "
+        f"bigint, lsn: bigint, table: string>>, _corrupt_record string) using json "
+        f"location '{half}'"
+    )
+    model.write_text(model.read_text().replace("'debezium_damaged'", "'debezium_half'"))
+    message = failure(dbt_project)
+    assert "1 malformed event(s)" in message, message
+    assert "a line Spark could not read whole" in message and "thirty" in message, message
     assert brief(versions(dbt_project)) == expected
     assert iceberg_commits(dbt_project, "history") == commits
 

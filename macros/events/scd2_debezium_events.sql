@@ -29,7 +29,9 @@
         and Spark reads its `null` line as a row of NULLs. A line Spark cannot parse reads
         the same unless the relation has Spark's `_corrupt_record` column, which holds the
         line's text (`null` for a tombstone): with it, such a line is kept and fails the
-        model as malformed (no operation); without it, it cannot be told from a tombstone.
+        model as malformed, its operation being its text, and so does a line Spark read only
+        in part (a field of another type than the schema's); without it, the first cannot be
+        told from a tombstone, and the second is read with NULLs for such fields.
         `relation`: a table or view of the JSON lines, e.g. a source over
         `create table ... using json location '<folder>'`.
         Use it as: event_order_by=['event_ts', 'event_lsn'].
@@ -213,7 +215,17 @@
     {%- for value in values -%}
         {%- do selected.append(decoded['after.' ~ value] ~ ' as ' ~ name[value]) -%}
     {%- endfor -%}
-    {%- do selected.append(p ~ 'op as op') -%}
+    {#- A line Spark read only in part (PERMISSIVE: a field of another type than the
+        relation's schema is NULL, the rest is read) has its text in _corrupt_record, as one
+        it could not read at all: its operation is that text, so that the model fails it as
+        malformed, naming it, where the half-read event was applied with NULLs. -#}
+    {%- if '_corrupt_record' in columns -%}
+        {%- do selected.append("case when coalesce(trim(_corrupt_record), 'null') != 'null'"
+            ~ " then concat('a line Spark could not read whole: ', left(_corrupt_record, 300))"
+            ~ " else " ~ p ~ "op end as op") -%}
+    {%- else -%}
+        {%- do selected.append(p ~ 'op as op') -%}
+    {%- endif -%}
     {%- do selected.append('timestamp_millis(' ~ p ~ 'source.ts_ms) as event_ts') -%}
     {%- for field in sequence -%}
         {%- do selected.append(p ~ 'source.' ~ ref[field] ~ ' as event_' ~ name[field]) -%}
