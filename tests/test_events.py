@@ -1567,8 +1567,9 @@ def test_debezium_field_names_that_need_quoting(dbt_project: ScratchProject, tmp
     select reads them quoted and names them plainly (e_mail, _2nd_line), so the history
     builds. Without event_old_key_columns, before_<key> is left out: as a value column, an
     update that changes nothing (MySQL's binlog fills `before`) would differ from the read
-    before it (`before` null) and add a version. Two fields that would get one name fail the
-    model, naming both, and write nothing."""
+    before it (`before` null) and add a version. A field named `true` (or false, null, which
+    Spark reads as values) is true_value; the model refused it as no plain name. Two fields
+    that would get one name fail the model, naming both, and write nothing."""
     t0, hour, change = T0_MS, HOUR_MS, debezium_line
 
     def batch(name: str, lines: list[str]) -> None:
@@ -1599,8 +1600,8 @@ def test_debezium_field_names_that_need_quoting(dbt_project: ScratchProject, tmp
         rows = dbt_project.spark.sql(
             f"""
             select
-                cust_id, e_mail, _2nd_line, hour(dbt_valid_from), hour(dbt_valid_to),
-                event_closed_as
+                cust_id, e_mail, _2nd_line, true_value, hour(dbt_valid_from),
+                hour(dbt_valid_to), event_closed_as
             from {dbt_project.table("history")}
             order by cust_id, dbt_valid_from
             """
@@ -1609,9 +1610,9 @@ def test_debezium_field_names_that_need_quoting(dbt_project: ScratchProject, tmp
 
     properties = {"version": 2, "models": [{"name": "history", "data_tests": list(SCD2_TESTS)}]}
     dbt_project.write("models/history.yml", yaml.safe_dump(properties))
-    a1 = {"Cust Id": 1, "e-Mail": "a@x.org", "2nd line": "Flat 1"}
-    a2 = {"Cust Id": 1, "e-Mail": "a@y.org", "2nd line": "Flat 1"}
-    b1 = {"Cust Id": 2, "e-Mail": "b@x.org", "2nd line": None}
+    a1 = {"Cust Id": 1, "e-Mail": "a@x.org", "2nd line": "Flat 1", "true": "t"}
+    a2 = {"Cust Id": 1, "e-Mail": "a@y.org", "2nd line": "Flat 1", "true": "t"}
+    b1 = {"Cust Id": 2, "e-Mail": "b@x.org", "2nd line": None, "true": None}
     batch(
         "day1",
         [
@@ -1625,11 +1626,13 @@ def test_debezium_field_names_that_need_quoting(dbt_project: ScratchProject, tmp
     run(dbt_project)
     table = dbt_project.spark.table(dbt_project.table("history"))
     # Spark infers a JSON struct's fields in alphabetical order.
-    assert table.columns[:4] == ["cust_id", "_2nd_line", "e_mail", "dbt_scd_id"], table.columns
+    assert table.columns[:5] == ["cust_id", "_2nd_line", "e_mail", "true_value", "dbt_scd_id"], (
+        table.columns
+    )
     expected = [
-        (1, "a@x.org", "Flat 1", 0, 1, "update"),
-        (1, "a@y.org", "Flat 1", 1, None, None),
-        (2, "b@x.org", None, 0, 2, "delete"),
+        (1, "a@x.org", "Flat 1", "t", 0, 1, "update"),
+        (1, "a@y.org", "Flat 1", "t", 1, None, None),
+        (2, "b@x.org", None, None, 0, 2, "delete"),
     ]
     assert history() == expected
     assert_generic_tests_pass(dbt_project)

@@ -211,8 +211,7 @@
             needs quoting would fail there with Spark's syntax error instead. -#}
         {%- set unplain = [] -%}
         {%- for column in (roles + values) | unique
-            if scd2_audit._scd2_plain_name(column) != column
-                or column in ['true', 'false', 'null'] -%}
+            if scd2_audit._scd2_plain_name(column) != column -%}
             {%- do unplain.append(column) -%}
         {%- endfor -%}
         {%- if unplain -%}
@@ -221,7 +220,7 @@
                 ~ "(letters, digits and underscores, not starting with a digit, and not true, "
                 ~ "false or null, which Spark reads as values), which the run's SQL needs: "
                 ~ "rename them in the model's select, e.g. `" ~ unplain[0] | replace('`', '``')
-                ~ "` as " ~ (plain ~ '_value' if plain in ['true', 'false', 'null'] else plain)) -%}
+                ~ "` as " ~ plain) -%}
         {%- endif -%}
         {%- set time_type = (event_types or {}).get(order_by[0]) -%}
         {%- if time_type and time_type not in scd2_audit._scd2_validity_types() -%}
