@@ -311,6 +311,11 @@ def test_malformed_file_fails_and_leaves_yesterdays_table(
             "3 cells (id, name, amount)",
             "Nothing was written; the seed table is unchanged.",
         )
+        # dbt's own error, the message on top: met first by the type inference of the
+        # unpinned column `name`, it was dbt's "Unhandled error", the message deep in a trace.
+        message = str(step.result.results[0].message)
+        assert message.startswith("Runtime Error in seed daily"), message[:300]
+        assert message.index("Seed 'daily'") < 600, message[:600]
         assert _iceberg_state(spark, table) == before
 
 
