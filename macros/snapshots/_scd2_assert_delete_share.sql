@@ -23,10 +23,12 @@
 
     {%- set columns = config.get('snapshot_table_column_names')
         or get_snapshot_table_column_names() -%}
-    {%- set keys = scd2_audit._scd2_snapshot_context().key_columns | map('trim') | list -%}
+    {#- Each key entry (a column or an SQL expression), named for the union below. -#}
     {%- set key_names = [] -%}
-    {%- for key in keys -%}
+    {%- set key_items = [] -%}
+    {%- for key in scd2_audit._scd2_snapshot_context().key_columns -%}
         {%- do key_names.append('dbt_key_' ~ loop.index) -%}
+        {%- do key_items.append(key | trim ~ ' as dbt_key_' ~ loop.index) -%}
     {%- endfor -%}
     {%- set key_hash = scd2_audit._scd2_key_hash_sql(key_names) -%}
     {%- set count_sql -%}
@@ -39,9 +41,7 @@
             against `1`, and every open version counted as deleted. -#}
         with key_rows as (
             select
-                {%- for key in keys %}
-                {{ key }} as {{ key_names[loop.index0] }},
-                {%- endfor %}
+                {{ key_items | join(', ') }},
                 true as dbt_is_open
             from {{ target_relation }}
             where {{ scd2_audit._scd2_open_version_sql(with_process_id=with_process_id) }}
@@ -50,9 +50,7 @@
             {%- endif %}
             union all
             select
-                {%- for key in keys %}
-                {{ key }} as {{ key_names[loop.index0] }},
-                {%- endfor %}
+                {{ key_items | join(', ') }},
                 false as dbt_is_open
             from (
                 {{ source_sql }}

@@ -15,14 +15,14 @@
         holds only NULLs there is no change: an empty extract's seed types every column
         bigint (dbt's type for a column without values), and its NULLs go into any column.
         That costs one count over the query, only when a type differs. Such columns are
-        returned as `null_only` ([name, table type] pairs; empty without `query_sql`): the
-        run must read them as the table's type, since a bigint NULL is compared with a date,
-        a boolean or a timestamp (the check strategy's test, a deletion record's values)
-        only by Spark's error.
+        returned as `null_only` ({lower-case name: table type}; empty without `query_sql`):
+        the run must read them as the table's type, since a bigint NULL is compared with a
+        date, a boolean or a timestamp (the check strategy's test, a deletion record's
+        values) only by Spark's error.
     -#}
     {%- set classified = scd2_audit._scd2_column_changes(table_types, new_columns) -%}
     {%- set changed = classified.incompatible -%}
-    {%- set null_only = [] -%}
+    {%- set null_only = {} -%}
     {%- if changed and query_sql is not none -%}
         {%- set counts -%}
             select
@@ -39,7 +39,7 @@
             {%- if values[loop.index0] > 0 -%}
                 {%- do with_values.append(change) -%}
             {%- else -%}
-                {%- do null_only.append([change[0], change[1]]) -%}
+                {%- do null_only.update({change[0] | lower: change[1]}) -%}
             {%- endif -%}
         {%- endfor -%}
         {%- set changed = with_values -%}

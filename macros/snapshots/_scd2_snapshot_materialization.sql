@@ -110,11 +110,8 @@
             layout.types, query_types, query_sql=model['compiled_code']) %}
         {#- A column of another type holding only NULLs is read as the table's (as a typed
             NULL: Spark casts no bigint to a date). -#}
-        {% if type_changes.null_only %}
-            {% set casts = {} %}
-            {% for name, table_type in type_changes.null_only %}
-                {% do casts.update({name | lower: table_type}) %}
-            {% endfor %}
+        {% set casts = type_changes.null_only %}
+        {% if casts %}
             {% set staging_query %}
                 select
                     {%- for name in query_column_names %}
