@@ -59,18 +59,29 @@ def two_days(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory):
     project.dbt("deps")
     installed = project.root / "dbt_packages" / "scd2_audit"
     assert installed.exists(), "dbt deps installed the package"
-    # The package brings its macros only: none of the demo's seeds, snapshots or models.
-    listed = project.dbt("ls", "--quiet", "--output", "name").result
-    assert sorted(listed) == sorted(
+    # The package brings its macros only: none of the demo's seeds, snapshots, models or
+    # tests, not even the demo's tests on a model named snapshot_run_audit, which the user's
+    # project has too (dbt attaches a package's tests to a root node of the same name).
+    listed = sorted(project.dbt("ls", "--quiet", "--output", "name").result)
+    assert listed == sorted(
         [
             "customers",
             "customers_snapshot",
             "customers_current",
             "customers_change_feed",
-            *[n for n in listed if n.startswith(("not_null_", "unique_", "scd2_audit_"))],
+            "snapshot_run_audit",
+            "not_null_customers_customer_id",
+            "unique_customers_customer_id",
+            "not_null_customers_current_customer_id",
+            "unique_customers_current_customer_id",
+            "not_null_customers_change_feed_customer_id",
+            "not_null_snapshot_run_audit_process_id",
+            "scd2_audit_scd2_one_open_version_per_key_customers_snapshot_",
+            "scd2_audit_scd2_contiguous_validity_customers_snapshot_",
+            "scd2_audit_scd2_insert_metadata_customers_snapshot_",
+            "scd2_audit_scd2_open_closed_metadata_customers_snapshot_",
         ]
     ), listed
-    assert not [n for n in listed if n.startswith("cdc_")], listed
     project.seed_file(DAY1)
     run1 = project.dbt("build").invocation_id
     project.seed_file(DAY2)
@@ -129,6 +140,20 @@ def test_analyst_macros_through_the_package(two_days) -> None:
         (3, "Nantes"),
         (4, "Lille"),
     ]
+    audit = project.rows(
+        "select versions_inserted, versions_updated, versions_deleted, versions_unchanged "
+        f"from {{schema}}.snapshot_run_audit where process_id = '{run2}'"
+    )
+    # Run 2: Alice's new version and Dan inserted, Alice's old one closed, Bob deleted,
+    # O'Brien untouched.
+    assert audit == [
+        {
+            "versions_inserted": 2,
+            "versions_updated": 1,
+            "versions_deleted": 1,
+            "versions_unchanged": 1,
+        }
+    ]
     feed = project.rows(
         "select customer_id, _change_type as change_type from {schema}.customers_change_feed "
         f"where _process_id = '{run2}'"
@@ -153,3 +178,96 @@ def test_guard_stops_a_duplicate_key_and_writes_nothing(two_days) -> None:
     assert project.rows("select snapshot_id from {schema}.customers_snapshot.snapshots") == commits
     project.seed_file(DAY2)
     project.dbt("seed")
+
+
+def test_dispatch_alone_then_the_wrapper_then_no_dispatch(
+    spark: SparkSession, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The package's snapshot macros under dbt-spark's own snapshot materialization (the
+    dispatch block without the package's snapshot wrapper): the metadata columns and nothing
+    of the package's own in the table. The wrapper added later takes the table over. A project
+    whose dispatch block is then lost fails with what to add, and writes nothing."""
+    project = UserProject(
+        tmp_path_factory.mktemp("dispatch") / "user_project", "pkg_dispatch", spark
+    )
+    wrappers = project.root / "macros" / "scd2_audit_materializations.sql"
+    with_snapshot = wrappers.read_text()
+    snapshot_wrapper = (
+        "{% materialization snapshot, adapter='spark' %}\n"
+        "    {{ return(scd2_audit.materialization_snapshot_spark()) }}\n"
+        "{% endmaterialization %}\n"
+    )
+    assert snapshot_wrapper in with_snapshot
+    wrappers.write_text(with_snapshot.replace(snapshot_wrapper, ""))
+    project.dbt("deps")
+    project.seed_file(DAY1)
+    project.dbt("seed")
+    run1 = project.dbt("snapshot").invocation_id
+    project.seed_file(DAY2)
+    project.dbt("seed")
+    run2 = project.dbt("snapshot").invocation_id
+    columns = [
+        r["col_name"]
+        for r in project.rows("describe table {schema}.customers_snapshot")
+        if r["col_name"] and not r["col_name"].startswith("#")
+    ]
+    assert sorted(columns) == sorted(
+        [
+            "customer_id",
+            "name",
+            "city",
+            "updated_at",
+            "dbt_scd_id",
+            "dbt_updated_at",
+            "dbt_valid_from",
+            "dbt_valid_to",
+            *AUDIT,
+        ]
+    ), columns
+
+    # Day 3, with the wrapper: O'Brien moves.
+    wrappers.write_text(with_snapshot)
+    project.seed_file(
+        [
+            "1,Alice,Grenoble,2024-01-02 08:00:00",
+            '3,"O\'Brien, Pat",Rennes,2024-01-03 08:00:00',
+            "4,Dan,Lille,2024-01-02 08:00:00",
+        ]
+    )
+    project.dbt("seed")
+    run3 = project.dbt("snapshot").invocation_id
+    versions = project.rows(
+        """
+        select customer_id, city, audit_insert_process_id, audit_update_process_id
+        from {schema}.customers_snapshot
+        order by customer_id, dbt_valid_from
+        """
+    )
+    assert [tuple(v.values()) for v in versions] == [
+        (1, "Lyon", run1, run2),
+        (1, "Grenoble", run2, None),
+        (2, "Paris", run1, run2),
+        (3, "Nantes", run1, run3),
+        (3, "Rennes", run3, None),
+        (4, "Lille", run2, None),
+    ]
+    # The wrapper's run rewrote the table into the open-partition layout.
+    partitions = project.rows("select partition from {schema}.customers_snapshot.partitions")
+    assert partitions, "partitioned by the audit update process id"
+
+    # The dispatch block lost: the seed and the snapshot stop before anything is written.
+    config = project.root / "dbt_project.yml"
+    text = config.read_text()
+    start = text.index("dispatch:")
+    end = text.index("seeds:", start)
+    config.write_text(text[:start] + text[end:])
+    commits = project.rows("select snapshot_id from {schema}.customers_snapshot.snapshots")
+    seed_commits = project.rows("select snapshot_id from {schema}.customers.snapshots")
+    for command in ("seed", "snapshot"):
+        step = project.dbt(command, check=False)
+        message = step.result.results[0].message
+        assert "resolve to dbt's versions, not the package's" in message, message
+        assert "macro_namespace: dbt" in message, message
+    assert project.rows("select snapshot_id from {schema}.customers_snapshot.snapshots") == commits
+    assert project.rows("select snapshot_id from {schema}.customers.snapshots") == seed_commits
+    assert len(project.rows("select * from {schema}.customers_snapshot")) == len(versions)

@@ -352,11 +352,12 @@ def test_a_file_read_whole_skips_blank_lines_and_takes_its_line_ends_from_the_he
 def test_file_without_header_fails_and_leaves_yesterdays_table(
     dbt_project: ScratchProject, spark: SparkSession, method: str
 ) -> None:
-    """An emptied file (or one of blank lines) has no columns: a clear error, nothing written,
-    no temporary view left behind in the session."""
+    """An emptied file (or one of blank lines, or a byte-order mark alone, as an empty
+    "CSV UTF-8" export holds) has no columns: a clear error, nothing written, no temporary
+    view left behind in the session."""
     table = _day1(dbt_project, method)
     before = _iceberg_state(spark, table)
-    for text in ("", "\n\n"):
+    for text in ("", "\n\n", "\ufeff", "\ufeff\n\n"):
         (dbt_project.root / "seeds" / "daily.csv").write_text(text)
         step = dbt_project.dbt("seed", check=False)
         message = step.result.results[0].message

@@ -305,6 +305,14 @@ def test_seed_through_thrift(
     assert thrift_server.query(select) == want
     assert thrift_server.query(f"select count(*) from {table}.snapshots") == commits
 
+    # An emptied file: the project's message, where a Thrift server's description of a result
+    # with no columns failed PyHive's fetch ("'NoneType' object is not iterable").
+    (project.root / "seeds" / "awkward.csv").write_text("")
+    failed = project.dbt("seed", "--target", "thrift", check=False)
+    assert "the file has no header row" in failed.result.results[0].message
+    assert thrift_server.query(select) == want
+    assert thrift_server.query(f"select count(*) from {table}.snapshots") == commits
+
 
 def test_events_through_thrift(
     thrift_server: ThriftServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -2,8 +2,9 @@
     dbt's opt-in for a package's versions of built-in materializations: since dbt 1.8 a
     package's `snapshot`, `seed` or `view` materialization is used only when the root project
     wraps it (https://docs.getdbt.com/reference/global-configs/behavior-flags/require_explicit_package_overrides_for_builtin_materializations).
-    Without these wrappers, dispatch alone still gives the metadata columns, but not the
-    guards, the one-commit schema changes or the atomic seed load.
+    Without them, dispatch alone gives the metadata columns and the key and mass-delete
+    guards, but not the source checks, the one-commit schema changes, the open-version layout
+    or the atomic seed load (docs/package.md).
 -#}
 {% materialization snapshot, adapter='spark' %}
     {{ return(scd2_audit.materialization_snapshot_spark()) }}

@@ -10,6 +10,7 @@
         Upstream: https://github.com/apache/iceberg/pull/15490 (Iceberg 1.10.2 has the bug).
         The view is missing for the moment between the two statements.
     -#}
+    {%- do scd2_audit._scd2_assert_dispatch("Model '" ~ model['name'] ~ "'") -%}
     {%- set existing = adapter.get_relation(
         database=database, schema=schema, identifier=model['alias']) -%}
     {%- if existing is not none and existing.is_view -%}

@@ -47,6 +47,14 @@
         ~ " min_by(value, row_id) from (select /*+ coalesce(1) */ * from (select value,"
         ~ " monotonically_increasing_id() as row_id from text." ~ scd2_audit._scd2_quote(path)
         ~ "))").rows[0] -%}
+    {#- No line that Spark's reader does not skip as blank: no header. An empty file, blank
+        lines, or a byte-order mark alone (Hadoop's line reader drops it, so the file has no
+        line; Spark's whole-file read named a column U+0000 in it and replaced the table with
+        no rows), decided here, not from a view's columns: a Thrift server returns a result
+        of no columns as one named `Result`, which PyHive then failed to fetch. -#}
+    {%- if scan[1] == 0 -%}
+        {%- do scd2_audit._scd2_seed_assert_header(model, []) -%}
+    {%- endif -%}
     {%- set quoted = scan[0] is not false -%}
     {%- set names = scd2_audit._scd2_seed_header(scan[2], delimiter) or [] -%}
     {%- if not names -%}
@@ -55,10 +63,6 @@
             view_name, path, delimiter, quoted)) -%}
         {%- set names = run_query('select * from ' ~ view_name ~ ' limit 0').column_names
             | list -%}
-        {%- if names | length == 0 -%}
-            {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ view_name) -%}
-            {%- do scd2_audit._scd2_seed_assert_header(model, names) -%}
-        {%- endif -%}
     {%- endif -%}
     {#- Headers Spark would read otherwise, or fail on: a name holding U+FFFD (bytes that are
         not UTF-8), `${` in a name, which Spark substitutes in a statement's text, quoted names

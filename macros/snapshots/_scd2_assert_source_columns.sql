@@ -16,8 +16,7 @@
           marks the deletion records, and a source column of that name was read as such a
           mark (a key whose value was 'True' got a new version on every run). So are the
           names dbt's staging query gives its own columns (dbt_unique_key, dbt_unique_key_<n>,
-          dbt_change_type, and this package's dbt_scd2_target_row, dbt_scd2_source_row,
-          dbt_scd2_key_hash): the
+          dbt_change_type, and this package's dbt_scd2_target_row, dbt_scd2_source_row): the
           first run wrote such a column and every later run failed with AMBIGUOUS_REFERENCE.
     -#}
     {%- if not execute -%}{{ return(none) }}{%- endif -%}
@@ -68,7 +67,7 @@
         {%- do clashes.append(name) -%}
     {%- endfor -%}
     {%- for name in source_col_names if modules.re.match(
-            '^(dbt_unique_key(_[0-9]+)?|dbt_change_type|dbt_scd2_(target_row|source_row|key_hash))$',
+            '^(dbt_unique_key(_[0-9]+)?|dbt_change_type|dbt_scd2_(target_row|source_row))$',
             name | lower) -%}
         {%- do clashes.append(name) -%}
     {%- endfor -%}

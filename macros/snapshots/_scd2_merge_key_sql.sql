@@ -2,7 +2,7 @@
     {#-
         The key half of the MERGE's match of a staged row to a version (spark__snapshot_merge_sql,
         and _scd2_merge_as_select_sql, which reproduces it): `<table>`'s key columns hashed
-        (_scd2_key_hash_sql) equal to the staged row's dbt_scd2_key_hash, the same hash of
+        (_scd2_key_hash_sql) equal to the staged row's dbt_unique_key, the same hash of
         the key it stages (spark__snapshot_staging_table). dbt matches on dbt_scd_id alone,
         and dbt_scd_id is the md5 of the key's parts and updated_at joined by `|`: keys whose
         text parts differ only in where a `|` falls (`x|`,`y` and `x`,`|y`) get one id when
@@ -23,5 +23,5 @@
         {%- do columns.append(table ~ '.' ~ scd2_audit._scd2_quote(part.column)) -%}
     {%- endfor -%}
     {%- set hashed = scd2_audit._scd2_key_hash_sql(columns) -%}
-    {{ return(hashed ~ ' = ' ~ staged ~ '.dbt_scd2_key_hash' if hashed else '') }}
+    {{ return(hashed ~ ' = ' ~ staged ~ '.dbt_unique_key' if hashed else '') }}
 {%- endmacro %}

@@ -19,8 +19,9 @@
         and both types (the source's own columns were checked so before the staging view
         was built: its union with the table's rows mixes their types).
     -#}
-    {#- The staging's own columns: dbt's change type and key, the key's hash. -#}
-    {%- set ignored = ['dbt_change_type', 'dbt_unique_key', 'dbt_scd2_key_hash'] -%}
+    {#- The staging's own columns: dbt's change type, and the key's hash (as dbt_unique_key,
+        which dbt-spark's materialization never adds either). -#}
+    {%- set ignored = ['dbt_change_type', 'dbt_unique_key'] -%}
     {%- set target_columns = adapter.get_columns_in_relation(target_relation) -%}
     {%- set staging_columns = adapter.get_columns_in_relation(staging_relation) -%}
     {%- set target_types = {} -%}

@@ -31,9 +31,11 @@
            dbt_unique_key_N: dbt-spark's materialization filters only `dbt_unique_key` and
            `dbt_change_type` out of the columns it adds to the target, so with a list
            unique_key the second run added dbt_unique_key_1..N to the snapshot table
-           (https://github.com/dbt-labs/dbt-adapters/issues/2101). It adds
-           dbt_scd2_key_hash, the staged key hashed for the MERGE's match
-           (_scd2_merge_key_sql), which _scd2_schema_change never adds to the table;
+           (https://github.com/dbt-labs/dbt-adapters/issues/2101). Its `dbt_unique_key` is
+           the staged key hashed for the MERGE's match (_scd2_merge_key_sql): under that
+           name neither materialization adds it to the table (dbt-spark's, where a project
+           has the dispatch block without the package's wrapper, added a column of any other
+           name; _scd2_schema_change skips it too);
         6. a column the snapshot table has and the source no longer returns is staged as NULL
            (a deletion record keeps the deleted version's value): dbt's `insert *` needs every
            column of the table, and failed with UNRESOLVED_COLUMN. dbt's check strategy
@@ -281,7 +283,7 @@
     select
         if(change_kind = 'deletion', 'insert', change_kind) as dbt_change_type,
         {%- if key_hash %}
-        {{ key_hash }} as dbt_scd2_key_hash,
+        {{ key_hash }} as dbt_unique_key,
         {%- endif %}
         {%- for col_name in source_col_names %}
         {%- if col_name | lower in snapshotted_lower %}
