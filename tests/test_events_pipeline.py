@@ -11,11 +11,16 @@ import pytest
 from pyspark.sql import SparkSession
 
 from python_helpers.generator import GeneratorSpec
-from python_helpers.generator.events import EventSpec, generate_events
-from python_helpers.pipeline.reconcile_events import HISTORY_MODEL
+from python_helpers.generator.events import EXPECTED_TABLE, EventSpec, generate_events
+from python_helpers.pipeline.reconcile_events import (
+    HISTORY_MODEL,
+    history_column_names,
+    reconcile_events,
+)
 from python_helpers.pipeline.run import (
     PipelineOptions,
     StepTimer,
+    build_spec,
     report_events,
     run_event_days,
 )
@@ -90,6 +95,61 @@ def test_every_run_reconciles_version_by_version(events_run, capsys) -> None:
     assert report_events(results, StepTimer()) is True
     out = capsys.readouterr().out
     assert "MISMATCH" not in out and "every reconciliation OK" in out
+
+
+def test_reconciliation_catches_versions_altered_or_repeated(events_run) -> None:
+    """Day 3 reconciled again on copies of the history, altered as no run would: a version
+    day 2 closed given another value (the versions day 3 opened and closed are as expected;
+    those earlier runs left are not as day 2 left them), and a version day 3 opened written
+    twice (as a duplicate event applied twice would: a second copy of an expected version,
+    unexpected). The unaltered copy reconciles."""
+    project, options, results = events_run
+    spark = project.spark
+    run2, run3 = results[1].run_id, results[2].run_id
+    spec = build_spec(options)
+    names = history_column_names(
+        project.root,
+        ["--vars", json.dumps({"cdc_no_keys": KEYS, "demo_events": options.events.shape})],
+    )
+    closer, opener = names["audit"]["update_process_id"], names["audit"]["insert_process_id"]
+    scd_id = names["dbt"]["dbt_scd_id"]
+    one = f"{scd_id} = (select min({scd_id}) from {{t}} where {{column}} = '{{run}}')"
+    alterations = {
+        "none": None,
+        "earlier": "update {t} set col_1 = col_1 + 1 where "
+        + one.format(t="{t}", column=closer, run=run2),
+        "twice": "insert into {t} select * from {t} where "
+        + one.format(t="{t}", column=opener, run=run3),
+    }
+    for name, alteration in alterations.items():
+        schema = f"{project.schema}_{name}"
+        spark.sql(f"create schema if not exists {schema}")
+        for table in (HISTORY_MODEL, f"{HISTORY_MODEL}__quarantine"):
+            spark.sql(
+                f"create table {schema}.{table} using iceberg "
+                f"as select * from {project.schema}.{table}"
+            )
+        if alteration:
+            spark.sql(alteration.format(t=f"{schema}.{HISTORY_MODEL}"))
+        again = reconcile_events(
+            lambda sql: spark.sql(sql).collect(),
+            schema,
+            f"{project.schema}.{EXPECTED_TABLE}",
+            spec.key_columns,
+            spec.value_columns,
+            3,
+            run3,
+            names,
+            fingerprint_before=results[1].after,
+        )
+        if name == "none":
+            assert again.all_ok and again.counts == results[2].counts, again
+        elif name == "earlier":
+            assert all(again.differing(kind) == 0 for kind in ("open", "close")), again
+            assert not again.kept_ok and not again.all_ok, again
+        else:
+            assert again.counts["open"].get("unexpected") == 1, again
+            assert again.kept_ok and not again.all_ok, again
 
 
 def test_history_holds_each_kind_of_change(events_run) -> None:

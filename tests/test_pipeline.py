@@ -23,9 +23,19 @@ from python_helpers.tooling.scratch import ScratchProject
 
 @pytest.fixture(scope="module")
 def pipeline_run(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory):
-    """Three days of 300 keys (3 keys, 4 non-keys), the project's own snapshots and models."""
+    """Three days of 300 keys (3 keys, 4 non-keys), the project's own snapshots and models,
+    and a snapshot of something else, which the pipeline builds but does not reconcile."""
     root = tmp_path_factory.mktemp("pipeline") / "project"
     project = ScratchProject(root, "pipeline_it", spark, include=("models", "snapshots"))
+    project.write(
+        "snapshots/other_snapshot.sql",
+        """
+        {% snapshot other_snapshot %}
+        {{ config(unique_key='id', strategy='check', check_cols='all') }}
+        select 1 as id, 'x' as v
+        {% endsnapshot %}
+        """,
+    )
     options = PipelineOptions(
         no_init_recs=300,
         no_incr_recs=300,

@@ -219,15 +219,22 @@ def _row_hash(columns: Sequence[str]) -> str:
 
 
 def fingerprint_sql(
-    snapshot_table: str, columns: Sequence[str], audit: dict[str, str], run_id: str
+    snapshot_table: str,
+    columns: Sequence[str],
+    audit: dict[str, str],
+    run_id: str,
+    dbt_kept: Sequence[str] = _DBT_KEPT,
+    dbt_closing: Sequence[str] = _DBT_CLOSING,
 ) -> str:
     """One row: the :class:`Fingerprint` of the versions of ``snapshot_table`` that were there
     before run ``run_id`` (not inserted by it; closed ones: closed by another run), then that
-    of every version, for the next run to compare with (``columns``: the source's)."""
+    of every version, for the next run to compare with (``columns``: the source's;
+    ``dbt_kept``, ``dbt_closing``: the other columns a run leaves as they are, and those it
+    writes when it closes a version, besides the audit columns)."""
     run = run_id.replace("'", "")
-    kept_columns = [*_DBT_KEPT, *(v for k, v in audit.items() if k not in _CLOSING_ROLES)]
+    kept_columns = [*dbt_kept, *(v for k, v in audit.items() if k not in _CLOSING_ROLES)]
     kept = _row_hash([*columns, *kept_columns])
-    closed = _row_hash([*columns, *_DBT_KEPT, *_DBT_CLOSING, *audit.values()])
+    closed = _row_hash([*columns, *dbt_kept, *dbt_closing, *audit.values()])
     return f"""
         with hashed as (
             select

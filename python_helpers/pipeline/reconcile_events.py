@@ -5,19 +5,20 @@ The generator (:mod:`python_helpers.generator.events`) lists, per run, every ver
 must open (key, valid from, values, the key it came from), every version it must close (key,
 valid to, how) and every event it must set aside as late. The run's own rows are read back from
 the table's metadata (inserted or closed by the run's process id) and from the quarantine
-table, and both sides are joined version by version: a version missing, unexpected, or with
-other values, origin or closing counts as a difference. One SQL query, like
-:mod:`.reconcile`.
+table, and both sides are joined version by version: a version missing, unexpected (a copy of
+an expected one included), or with other values, origin or closing counts as a difference. One
+SQL query, like :mod:`.reconcile`. The versions earlier runs left are then compared with how
+the previous run left them (:class:`.reconcile.Fingerprint`, every column).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from python_helpers.generator.events import OPEN, QUARANTINE, TIME_COLUMN, previous_column
-from python_helpers.pipeline.reconcile import Executor, dbt_show_json
+from python_helpers.pipeline.reconcile import Executor, Fingerprint, dbt_show_json, fingerprint_sql
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 
 HISTORY_MODEL = "events_history"
@@ -48,6 +49,15 @@ class EventReconciliation:
     day: int
     run_id: str
     counts: dict[str, dict[str, int]]  # kind -> status -> versions (or events)
+    # The versions there before the run, as found after it, and as the previous run left
+    # them (None on a first run); then all, for the next run.
+    kept: Fingerprint = field(default_factory=Fingerprint)
+    kept_before: Fingerprint | None = None
+    after: Fingerprint = field(default_factory=Fingerprint)
+
+    @property
+    def kept_ok(self) -> bool:
+        return self.kept_before is None or self.kept == self.kept_before
 
     def expected(self, kind: str) -> int:
         c = self.counts.get(kind, {})
@@ -63,7 +73,7 @@ class EventReconciliation:
 
     @property
     def all_ok(self) -> bool:
-        return all(self.differing(kind) == 0 for kind in KINDS)
+        return all(self.differing(kind) == 0 for kind in KINDS) and self.kept_ok
 
 
 def reconciliation_sql(
@@ -91,6 +101,14 @@ def reconciliation_sql(
     )
 
     def check(kind: str, observed: str, same: str) -> str:
+        # Each row numbered within its key and time on both sides, so that a second copy of
+        # a version (a duplicate event applied twice) is unexpected, not a second match.
+        def numbered(relation: str) -> str:
+            return (
+                f"(select *, row_number() over (partition by {key_list}, {TIME_COLUMN} "
+                f"order by {TIME_COLUMN}) as scd2_copy from {relation})"
+            )
+
         return f"""
             select
                 '{kind}' as kind,
@@ -100,9 +118,9 @@ def reconciliation_sql(
                     when {same} then 'same'
                     else 'differs'
                 end as status
-            from {observed} as o
-            full outer join (select * from expected where change = '{kind}') as e
-                on {same_key}"""
+            from {numbered(observed)} as o
+            full outer join {numbered(f"expected where change = '{kind}'")} as e
+                on {same_key} and o.scd2_copy = e.scd2_copy"""
 
     return f"""
         with versions as (
@@ -157,8 +175,11 @@ def reconcile_events(
     day: int,
     run_id: str,
     names: dict,
+    fingerprint_before: Fingerprint | None = None,
 ) -> EventReconciliation:
-    """Compare one run of the events model with what the generator expects of it."""
+    """Compare one run of the events model with what the generator expects of it, and the
+    versions that were there before the run with ``fingerprint_before`` (the ``after`` of the
+    previous run's reconciliation): none of them changed, went or came twice."""
     quarantine = f"{HISTORY_MODEL}__quarantine"
     exists = any(row[1] == quarantine for row in execute(f"show tables in {schema}"))
     sql = reconciliation_sql(
@@ -167,4 +188,29 @@ def reconcile_events(
     counts: dict[str, dict[str, int]] = {}
     for kind, status, number in execute(sql):
         counts.setdefault(kind, {})[status] = int(number)
-    return EventReconciliation(day, run_id, counts)
+    table = f"{schema}.{HISTORY_MODEL}"
+    # A run writes dbt_valid_to, the closing event's position, how a version was closed and
+    # the closing audit columns of the versions it closes, and the last applied event's
+    # position of a key's open version; it leaves every other column as it is.
+    events = names["events"]
+    closing = [
+        names["dbt"]["dbt_valid_to"],
+        events["closed_position"],
+        events["closed_as"],
+        events["last_position"],
+    ]
+    audit = names["audit"]
+    skipped = {c.lower() for c in [*closing, *audit.values()]}
+    columns = []
+    for row in execute(f"describe table {table}"):
+        if not row[0] or row[0].startswith("#"):  # the partitioning's section follows
+            break
+        if row[0].lower() not in skipped:
+            columns.append(row[0])
+    ((*fingerprints,),) = execute(
+        fingerprint_sql(table, columns, audit, run_id, dbt_kept=(), dbt_closing=closing)
+    )
+    kept, after = (Fingerprint(*map(int, fingerprints[i : i + 4])) for i in (0, 4))
+    return EventReconciliation(
+        day, run_id, counts, kept=kept, kept_before=fingerprint_before, after=after
+    )
