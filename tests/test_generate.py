@@ -507,6 +507,9 @@ def _bad_cases(tmp: Path) -> list[tuple[list[str], str, str]]:
             "day 2 would fall after 9999-12-31",
         ),
         ([*ANCHOR, "--seed", str(2**64), *seeds], "--seed", "64"),
+        ([*ANCHOR, "--master", "foo", *seeds], "--master", "not a Spark master URL"),
+        # Refused to root as well, whom os.access lets write anywhere.
+        ([*ANCHOR, "--seeds-dir", "/proc/scd2_seeds"], "--seeds-dir", "/proc is not writable"),
     ]
 
 
@@ -537,6 +540,8 @@ BAD_CASE_IDS = [
     "day-too-late",
     "date-past-9999",
     "seed-too-large",
+    "master-not-a-url",
+    "seeds-dir-unwritable",
 ]
 
 

@@ -405,6 +405,15 @@ def test_the_target_defaults_to_dbt_target(monkeypatch: pytest.MonkeyPatch, caps
     assert "$DBT_TARGET is 'bogus'; choose from local, thrift, cluster" in capsys.readouterr().err
 
 
+def test_an_empty_dbt_schema_is_as_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DBT_SCHEMA= (set, empty) gives the default schema, as the generator takes it; it was
+    refused as --schema '' though no --schema was given."""
+    monkeypatch.setenv("DBT_SCHEMA", "")
+    assert build_parser().parse_args([]).schema == "scd2"
+    monkeypatch.setenv("DBT_SCHEMA", "other")
+    assert build_parser().parse_args([]).schema == "other"
+
+
 def test_a_thrift_port_that_is_no_number_is_an_argument_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

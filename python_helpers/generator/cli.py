@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from collections.abc import Collection, Sequence
@@ -280,8 +281,23 @@ def option_name(argument: str, positionals: Collection[str] = ()) -> str:
     return "--" + argument.replace("_", "-")
 
 
+# Spark's master URLs (SparkContext's own forms): local, local[N], local[*], local[N,F],
+# local[*,F], local-cluster[N,C,M], spark://host:port[,host:port...], yarn, k8s://..., mesos://...
+_MASTER = re.compile(
+    r"local(\[(\d+|\*)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn"
+    r"|spark://[^/\s]+|k8s://\S+|mesos://\S+"
+)
+
+
 def _check_outputs(args: argparse.Namespace) -> None:
-    """Output rules, checked before generating: mode combinations, paths, schema name."""
+    """Output rules, checked before generating: mode combinations, paths, schema name, and the
+    Spark master's form (Spark starts only after every check)."""
+    if args.master is not None and not _MASTER.fullmatch(args.master):
+        raise InvalidGeneratorArgument(
+            "--master",
+            f"{args.master!r} is not a Spark master URL: local, local[N], local[*], "
+            "spark://host:port, yarn or k8s://...",
+        )
     if args.day is not None:
         try:
             check_day(args.day)

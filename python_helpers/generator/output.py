@@ -58,8 +58,15 @@ def check_output_dir(path: Path, argument: str, files: Sequence[str] = SEED_FILE
         raise InvalidGeneratorArgument(
             argument, f"cannot create {path}: {probe} is not a directory"
         )
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise InvalidGeneratorArgument(argument, f"{probe} is not writable")
+    # Tried, not asked: os.access grants root everything, even where the filesystem refuses
+    # (/proc, a read-only mount).
+    try:
+        with tempfile.TemporaryDirectory(dir=probe, prefix=".scd2-probe-"):
+            pass
+    except OSError as exc:
+        raise InvalidGeneratorArgument(
+            argument, f"cannot create {path}: {probe} is not writable ({exc.strerror})"
+        ) from None
     for name in files:
         if (path / name).is_dir():
             raise InvalidGeneratorArgument(

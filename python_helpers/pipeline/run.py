@@ -702,7 +702,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add(
         "--schema",
-        default=os.environ.get("DBT_SCHEMA", defaults.schema),
+        default=os.environ.get("DBT_SCHEMA") or defaults.schema,
         help="schema of the seeds, snapshots and models (default $DBT_SCHEMA or scd2)",
     )
     add(
