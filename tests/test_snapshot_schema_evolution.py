@@ -454,6 +454,46 @@ def test_a_column_of_nulls_of_another_type_is_no_type_change(
     assert_generic_tests_pass(dbt_project)
 
 
+def test_a_table_without_versions_takes_the_types_of_a_later_source(
+    dbt_project: ScratchProject,
+) -> None:
+    """A first run on an empty extract (its seed types every column bigint) builds a table
+    with no version; the next source's real types are no type change there: the table is
+    built again from the query, as a first run builds it, in one commit. It failed every
+    later run, advising to cast the values back to bigint."""
+    write_table_snapshot(dbt_project, "unique_key='id', " + CONFIGS["check-invalidate"])
+    ddl = "id int, name {}, d {}, updated_at timestamp"
+    write_source(dbt_project, [], ddl.format("bigint", "bigint"))
+    dbt_project.dbt("snapshot")
+    assert all_rows(dbt_project) == []
+    commits = iceberg_commits(dbt_project)
+
+    day2 = T("2024-01-02 00:00:00")
+    rows = [(1, "Alice", date(2024, 1, 2), day2), (2, "Bob", date(2024, 1, 2), day2)]
+    write_source(dbt_project, rows, ddl.format("string", "date"))
+    run2 = dbt_project.dbt("snapshot").invocation_id
+    columns = _columns(dbt_project)
+    assert (columns["name"], columns["d"]) == ("string", "date")
+    assert iceberg_commits(dbt_project) == commits + 1  # replaced, its history kept
+    # Day 3: Alice renamed, through the MERGE.
+    write_source(dbt_project, [(1, "Alicia", *rows[0][2:]), rows[1]], ddl.format("string", "date"))
+    run3 = dbt_project.dbt("snapshot").invocation_id
+    assert [
+        (r["id"], r["name"], r["audit_insert_process_id"], r["audit_update_process_id"])
+        for r in history(dbt_project, "snap")
+    ] == [
+        (1, "Alice", run2, run3),
+        (1, "Alicia", run3, None),
+        (2, "Bob", run2, None),
+    ]
+    assert (
+        dbt_project.spark.sql(
+            f"select partition from {dbt_project.table('snap')}.partitions"
+        ).count()
+        == 2
+    )  # the open-partition layout: open and closed by run 3
+
+
 # --- upper-case meta column names --------------------------------------------------------
 
 

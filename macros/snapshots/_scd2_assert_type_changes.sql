@@ -1,5 +1,5 @@
 {% macro _scd2_assert_type_changes(
-    table_types, new_columns, staging_relation=none, query_sql=none
+    table_types, new_columns, staging_relation=none, query_sql=none, table_relation=none
 ) -%}
     {#-
         The snapshot table's columns (`table_types`: {lower-case name: Spark type}) against
@@ -19,6 +19,12 @@
         the run must read them as the table's type, since a bigint NULL is compared with a
         date, a boolean or a timestamp (the check strategy's test, a deletion record's
         values) only by Spark's error.
+        With `table_relation` (the snapshot table), a type change is no failure when the
+        table holds no version at all (a first run on an empty extract, whose seed typed every
+        column bigint: every later run failed, and the message's advice, to cast the values
+        back to bigint, would have lost them): the verdict has `rebuild` true, and the run
+        builds the table again from the query, as a first run does, in one commit. One more
+        query, only when a type change is found.
     -#}
     {%- set classified = scd2_audit._scd2_column_changes(table_types, new_columns) -%}
     {%- set changed = classified.incompatible -%}
@@ -49,6 +55,13 @@
         {%- do incompatible.append(name ~ " is " ~ table_type
             ~ " in the snapshot table but " ~ source_type ~ " in the snapshot's query") -%}
     {%- endfor -%}
+    {%- if incompatible and table_relation is not none -%}
+        {%- set found = run_query('select 1 from ' ~ table_relation ~ ' limit 1') -%}
+        {%- if found.rows | length == 0 -%}
+            {%- do classified.update({'null_only': {}, 'rebuild': true}) -%}
+            {{ return(classified) }}
+        {%- endif -%}
+    {%- endif -%}
     {%- if incompatible -%}
         {%- if staging_relation is not none -%}
             {%- do adapter.drop_relation(staging_relation) -%}
@@ -61,6 +74,6 @@
             ~ "the column back to the table's type in the snapshot's select, or select the new "
             ~ "values under a new column name.") }}
     {%- endif -%}
-    {%- do classified.update({'null_only': null_only}) -%}
+    {%- do classified.update({'null_only': null_only, 'rebuild': false}) -%}
     {{ return(classified) }}
 {%- endmacro %}

@@ -16,7 +16,9 @@
           failed left them added; its column comparison is also case-sensitive, and a
           Hive-backed staging view reports lower-case names, so upper-case meta column names
           failed the second run (FIELDS_ALREADY_EXISTS).
-        `--empty` on an existing table writes nothing (dbt-labs/dbt-adapters#1329).
+        `--empty` on an existing table writes nothing (dbt-labs/dbt-adapters#1329). A table
+        that holds no version, whose columns' types the query changed (a first run on an
+        empty extract), is built again from the query, as a first run builds it.
         The check strategy's change test matches the query's columns with the table's without
         regard to case (_scd2_check_row_changed). Before anything, the snapshot's config is
         checked (_scd2_assert_snapshot_config); before either write, the snapshot's query is
@@ -108,7 +110,8 @@
             {% do query_types.append([column.name, column.type]) %}
         {% endfor %}
         {% set type_changes = scd2_audit._scd2_assert_type_changes(
-            layout.types, query_types, query_sql=model['compiled_code']) %}
+            layout.types, query_types, query_sql=model['compiled_code'],
+            table_relation=target_relation) %}
         {#- A column of another type holding only NULLs is read as the table's (as a typed
             NULL: Spark casts no bigint to a date). -#}
         {% set casts = type_changes.null_only %}
@@ -146,6 +149,14 @@
             ~ "writes nothing to " ~ target_relation ~ " (its config and the query's columns "
             ~ "were checked).", info=true) }}
         {% set final_sql = none %}
+
+    {% elif type_changes.rebuild %}
+
+        {#- A table with no version, whose columns' types the query changed: built again
+            from the query, as a first run builds it, in one commit. -#}
+        {% set build_sql = build_snapshot_table(strategy, model['compiled_code']) %}
+        {% set kept_properties = scd2_audit._scd2_table_properties(target_relation) %}
+        {% set final_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql, layout.managed, kept_properties) %}
 
     {% else %}
 
