@@ -35,6 +35,7 @@ from python_helpers.generator import (
     generate_day,
     write_seed_files,
 )
+from python_helpers.generator.cli import check_master
 from python_helpers.generator.output import STAGING_PREFIX
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 from python_helpers.tooling.bench import replace_section
@@ -543,6 +544,32 @@ BAD_CASE_IDS = [
     "master-not-a-url",
     "seeds-dir-unwritable",
 ]
+
+
+@pytest.mark.parametrize(
+    ("master", "valid"),
+    [
+        ("local", True),
+        ("local[4]", True),
+        ("local[*]", True),
+        ("local[4, 2]", True),
+        ("local[*,3]", True),
+        ("local-cluster[2, 1, 1024]", True),
+        ("spark://h1:7077,h2:7077", True),
+        ("k8s://https://h:443", True),
+        ("yarn", True),
+        ("foo", False),
+        ("local[x]", False),
+        ("local[2", False),
+        ("spark://", False),
+    ],
+)
+def test_master_urls_in_sparks_forms_are_accepted(master: str, valid: bool) -> None:
+    if valid:
+        check_master(master)
+    else:
+        with pytest.raises(InvalidGeneratorArgument, match="not a Spark master URL"):
+            check_master(master)
 
 
 @pytest.mark.parametrize("case", range(len(BAD_CASE_IDS)), ids=BAD_CASE_IDS)

@@ -251,9 +251,20 @@ def test_dispatch_alone_then_the_wrapper_then_no_dispatch(
         (3, "Rennes", run3, None),
         (4, "Lille", run2, None),
     ]
-    # The wrapper's run rewrote the table into the open-partition layout.
-    partitions = project.rows("select partition from {schema}.customers_snapshot.partitions")
-    assert partitions, "partitioned by the audit update process id"
+    # The wrapper's run rewrote the table into the open-partition layout: open versions, and
+    # those closed by run 2 and run 3.
+    partitions = project.rows(
+        "select partition.audit_update_process_id as run, record_count "
+        "from {schema}.customers_snapshot.partitions"
+    )
+    assert sorted(partitions, key=lambda p: p["run"] or "") == sorted(
+        [
+            {"run": None, "record_count": 3},
+            {"run": run2, "record_count": 2},
+            {"run": run3, "record_count": 1},
+        ],
+        key=lambda p: p["run"] or "",
+    )
 
     # The dispatch block lost: the seed and the snapshot stop before anything is written.
     config = project.root / "dbt_project.yml"

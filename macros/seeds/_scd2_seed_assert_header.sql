@@ -1,8 +1,8 @@
 {% macro _scd2_seed_assert_header(model, columns) -%}
     {#-
-        A seed file with no header row (an empty file, or only blank lines) has no columns:
-        Spark's reader and agate give none, and the load would fail later with an error about
-        the generated SQL. Fails with what is wrong and what to do instead, before anything
+        A seed file with no header row (an empty file, only blank lines, or a byte-order mark
+        alone) has no columns: Spark's reader and agate give none, and the load would fail
+        later with an error about the generated SQL. Fails with what is wrong and what to do instead, before anything
         is written; so does a header whose names differ only in case.
     -#}
     {#- Names that differ only in case (a header `id,a,A`, which agate keeps as they are)
@@ -27,7 +27,8 @@
     {%- if columns | length == 0 -%}
         {{ exceptions.raise_compiler_error(
             "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): the file has"
-            ~ " no header row (it is empty or holds only blank lines). A seed's first line"
+            ~ " no header row (it is empty, or holds only blank lines or a byte-order mark)."
+            ~ " A seed's first line"
             ~ " names its columns: add the header and the rows, or remove the file. Nothing"
             ~ " was written; the seed table is unchanged.") }}
     {%- endif -%}

@@ -153,7 +153,16 @@
     {% elif type_changes.rebuild %}
 
         {#- A table with no version, whose columns' types the query changed: built again
-            from the query, as a first run builds it, in one commit. -#}
+            from the query, as a first run builds it, in one commit; not one partitioned by
+            hand, whose layout that would drop (as below). -#}
+        {% if not layout.managed and layout.partition_columns and config.get('partition_by') is none %}
+            {% do exceptions.raise_compiler_error(
+                "Snapshot '" ~ model.name ~ "': " ~ target_relation ~ " holds no version, and "
+                ~ "the query changed the types of its columns; building it again from the "
+                ~ "query would drop its partitioning by " ~ layout.partition_columns | join(', ')
+                ~ ", set by hand (not by the snapshot's partition_by). Nothing was written. "
+                ~ "Drop the empty table and run the snapshot again, then partition it again.") %}
+        {% endif %}
         {% set build_sql = build_snapshot_table(strategy, model['compiled_code']) %}
         {% set kept_properties = scd2_audit._scd2_table_properties(target_relation) %}
         {% set final_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql, layout.managed, kept_properties) %}

@@ -27,15 +27,13 @@
         4. deletion records read the snapshotted columns through the adapter
            (adapter.get_columns_in_relation: on Spark the get_columns_in_relation macro returns
            raw `describe` rows without `.name`, https://github.com/dbt-labs/dbt-core/issues/11949);
-        5. the final select names its columns and leaves out dbt's join helpers dbt_unique_key /
-           dbt_unique_key_N: dbt-spark's materialization filters only `dbt_unique_key` and
-           `dbt_change_type` out of the columns it adds to the target, so with a list
-           unique_key the second run added dbt_unique_key_1..N to the snapshot table
-           (https://github.com/dbt-labs/dbt-adapters/issues/2101). Its `dbt_unique_key` is
-           the staged key hashed for the MERGE's match (_scd2_merge_key_sql): under that
-           name neither materialization adds it to the table (dbt-spark's, where a project
-           has the dispatch block without the package's wrapper, added a column of any other
-           name; _scd2_schema_change skips it too);
+        5. the final select names its columns, leaves out dbt's join helpers
+           dbt_unique_key_N and stages the key hashed for the MERGE's match
+           (_scd2_merge_key_sql) as dbt_unique_key: dbt-spark's materialization adds every
+           other staged column to the table (with a list unique_key, dbt_unique_key_1..N,
+           https://github.com/dbt-labs/dbt-adapters/issues/2101; the hash, where a project
+           has the dispatch block without the package's wrapper). _scd2_schema_change skips
+           it too;
         6. a column the snapshot table has and the source no longer returns is staged as NULL
            (a deletion record keeps the deleted version's value): dbt's `insert *` needs every
            column of the table, and failed with UNRESOLVED_COLUMN. dbt's check strategy

@@ -9,7 +9,8 @@
         scd2_audit out of its search order, failed on Spark's or dbt's errors about a missing
         column or a table format. This stops it first, naming the fix. A project's own
         override (its own spark__ macro) is left alone: only dbt's and dbt-spark's versions
-        are refused. In this project, the root, dbt finds the package's versions first.
+        are refused, and a staging query and a MERGE from two packages. In this project, the
+        root, dbt finds the package's versions first.
     -#}
     {#- Each name written out: dbt's parser reads a dispatch's macro name as a literal. -#}
     {%- set resolved = [
@@ -30,5 +31,15 @@
             ~ "the dispatch block to dbt_project.yml (docs/package.md): dispatch: "
             ~ "[{macro_namespace: dbt, search_order: ['" ~ project_name ~ "', 'scd2_audit', "
             ~ "'dbt']}]. Nothing was written.") }}
+    {%- endif -%}
+    {#- The staging and the MERGE go together: the package's MERGE matches on the key's hash
+        its staging stages as dbt_unique_key, where dbt's staging (or a copy of it) stages the
+        key itself, which no version's hash equals: no version was closed. -#}
+    {%- if resolved[0].macro.package_name != resolved[2].macro.package_name -%}
+        {{ exceptions.raise_compiler_error(
+            what ~ ": snapshot_staging_table resolves to " ~ resolved[0].macro.package_name
+            ~ "'s version and snapshot_merge_sql to " ~ resolved[2].macro.package_name ~ "'s; "
+            ~ "the scd2_audit package's MERGE reads what its own staging query writes. Override "
+            ~ "both in your project, or neither. Nothing was written.") }}
     {%- endif -%}
 {%- endmacro %}

@@ -284,20 +284,27 @@ def option_name(argument: str, positionals: Collection[str] = ()) -> str:
 # Spark's master URLs (SparkContext's own forms): local, local[N], local[*], local[N,F],
 # local[*,F], local-cluster[N,C,M], spark://host:port[,host:port...], yarn, k8s://..., mesos://...
 _MASTER = re.compile(
-    r"local(\[(\d+|\*)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn"
+    r"local(\[\s*(\d+|\*)\s*(,\s*\d+\s*)?\])?|local-cluster\[\s*\d+\s*(,\s*\d+\s*){2}\]|yarn"
     r"|spark://[^/\s]+|k8s://\S+|mesos://\S+"
 )
+
+
+def check_master(master: str) -> None:
+    """Raise :class:`InvalidGeneratorArgument` unless ``master`` has a Spark master URL's form
+    (Spark's own error comes only once its JVM has started, as a Java trace)."""
+    if not _MASTER.fullmatch(master):
+        raise InvalidGeneratorArgument(
+            "--master",
+            f"{master!r} is not a Spark master URL: local, local[N], local[*], "
+            "spark://host:port, yarn or k8s://...",
+        )
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Output rules, checked before generating: mode combinations, paths, schema name, and the
     Spark master's form (Spark starts only after every check)."""
-    if args.master is not None and not _MASTER.fullmatch(args.master):
-        raise InvalidGeneratorArgument(
-            "--master",
-            f"{args.master!r} is not a Spark master URL: local, local[N], local[*], "
-            "spark://host:port, yarn or k8s://...",
-        )
+    if args.master is not None:
+        check_master(args.master)
     if args.day is not None:
         try:
             check_day(args.day)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from python_helpers.generator.spec import CHANGES_TABLE, SOURCE_TABLE
 from python_helpers.runtime.dbt_invoke import run_dbt
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 
@@ -306,9 +307,9 @@ def reconcile(
     run_id: str,
     keys: list[str],
     audit: dict[str, str],
-    manifest: str = "cdc_changes",
+    manifest: str = CHANGES_TABLE,
     columns: list[str] | None = None,
-    source: str = "cdc_source",
+    source: str = SOURCE_TABLE,
     history_before: History = History(),
     fingerprint_before: Fingerprint | None = None,
 ) -> Reconciliation:

@@ -30,17 +30,22 @@ STATUSES = ("same", "differs", "missing", "unexpected")
 
 # One dbt query returns every name as the package resolves it: the audit and event column
 # names (vars), and dbt's column names for the events model (its snapshot_meta_column_names).
+# With them, the columns a run sets on a version it closes (the materialization's own list).
 _NAMES_SQL = (
-    "select '{{ tojson({"
+    "{% set names = {"
     "'audit': scd2_audit.scd2_audit_column_names(), "
     "'events': scd2_audit.scd2_event_column_names(), "
     f"'dbt': scd2_audit._scd2_snapshot_context(ref('{HISTORY_MODEL}')).columns"
-    "}) }}' as names"
+    "} %}"
+    "{% do names.update({'closing': scd2_audit._scd2_events_closing_columns({"
+    "'columns': names.dbt, 'audit': names.audit, 'events': names.events})}) %}"
+    "select '{{ tojson(names) }}' as names"
 )
 
 
 def history_column_names(project_dir: Path = PROJECT_ROOT, dbt_args: Sequence[str] = ()) -> dict:
-    """``{'audit': role -> name, 'events': role -> name, 'dbt': role -> name}``."""
+    """``{'audit': role -> name, 'events': role -> name, 'dbt': role -> name, 'closing':
+    [the columns a run sets on a version it closes]}``."""
     return dbt_show_json(_NAMES_SQL, project_dir, dbt_args)
 
 
@@ -92,6 +97,8 @@ def reconciliation_sql(
     same_key = " and ".join(f"o.{k} = e.{k}" for k in [*keys, TIME_COLUMN])
     same_values = " and ".join(f"o.{c} <=> e.{c}" for c in values)
     same_origin = " and ".join(f"o.previous_key.{k} <=> e.{previous_column(k)}" for k in keys)
+    # The opened versions' compared columns, as both sides name them.
+    opened_order = ", ".join(values)
     quarantined = (
         f"""select distinct {key_list}, {TIME_COLUMN}
             from {schema}.{HISTORY_MODEL}__quarantine
@@ -100,13 +107,15 @@ def reconciliation_sql(
         else f"select {key_list}, {TIME_COLUMN} from expected where false"
     )
 
-    def check(kind: str, observed: str, same: str) -> str:
+    def check(kind: str, observed: str, same: str, compared: str) -> str:
         # Each row numbered within its key and time on both sides, so that a second copy of
-        # a version (a duplicate event applied twice) is unexpected, not a second match.
+        # a version (a duplicate event applied twice) is unexpected, not a second match;
+        # numbered in the order of the ``compared`` columns, so that copies that differ pair
+        # the same way on every run.
         def numbered(relation: str) -> str:
             return (
                 f"(select *, row_number() over (partition by {key_list}, {TIME_COLUMN} "
-                f"order by {TIME_COLUMN}) as scd2_copy from {relation})"
+                f"order by {compared}) as scd2_copy from {relation})"
             )
 
         return f"""
@@ -153,11 +162,11 @@ def reconciliation_sql(
         ),
 
         checked as (
-            {check(OPEN, "opened", f"{same_values} and {same_origin}")}
+            {check(OPEN, "opened", f"{same_values} and {same_origin}", opened_order)}
             union all
-            {check("close", "closed", "o.closed_as = e.closed_as")}
+            {check("close", "closed", "o.closed_as = e.closed_as", "closed_as")}
             union all
-            {check(QUARANTINE, "quarantined", "true")}
+            {check(QUARANTINE, "quarantined", "true", TIME_COLUMN)}
         )
 
         select kind, status, count(*) as versions
@@ -189,17 +198,13 @@ def reconcile_events(
     for kind, status, number in execute(sql):
         counts.setdefault(kind, {})[status] = int(number)
     table = f"{schema}.{HISTORY_MODEL}"
-    # A run writes dbt_valid_to, the closing event's position, how a version was closed and
-    # the closing audit columns of the versions it closes, and the last applied event's
-    # position of a key's open version; it leaves every other column as it is.
-    events = names["events"]
-    closing = [
-        names["dbt"]["dbt_valid_to"],
-        events["closed_position"],
-        events["closed_as"],
-        events["last_position"],
-    ]
+    # A run writes the closing columns of the versions it closes, and the last applied
+    # event's position of a key's open version; it leaves every other column as it is.
     audit = names["audit"]
+    closing = [
+        *(c for c in names["closing"] if c not in {v.lower() for v in audit.values()}),
+        names["events"]["last_position"],
+    ]
     skipped = {c.lower() for c in [*closing, *audit.values()]}
     columns = []
     for row in execute(f"describe table {table}"):

@@ -30,7 +30,7 @@ from python_helpers.generator.events import (
     add_share_arguments,
     spec_from_arguments,
 )
-from python_helpers.generator.spec import InvalidGeneratorArgument
+from python_helpers.generator.spec import SOURCE_TABLE, InvalidGeneratorArgument
 from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError, run_dbt
 from python_helpers.runtime.lakehouse import (
     PROJECT_ROOT,
@@ -458,7 +458,7 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
                 # The demo's snapshots, those of its source: the manifest says nothing of
                 # another snapshot the project holds (its keys are not the demo's).
                 if node.node.resource_type != "snapshot" or not any(
-                    dep.startswith("seed.") and dep.endswith(".cdc_source")
+                    dep.startswith("seed.") and dep.endswith(f".{SOURCE_TABLE}")
                     for dep in node.node.depends_on.nodes
                 ):
                     continue
