@@ -41,10 +41,15 @@ import yaml
 from pyhive import hive
 
 from python_helpers.operations.cluster import (
+    MASTER_CLASS,
+    WORKER_CLASS,
+    ClusterError,
     ClusterPorts,
     ClusterState,
     client_conf,
     free_port_offset,
+    restart,
+    running_parts,
 )
 from python_helpers.operations.cluster import stop as stop_cluster
 from python_helpers.operations.thrift import SERVER_CLASS, ServerFiles, pid_alive, port_in_use
@@ -154,6 +159,49 @@ def test_cluster_stop_stops_a_thrift_server_on_the_cluster(
         for stand_in in stand_ins.values():
             stand_in.kill()
             stand_in.wait()
+
+
+def test_pids_other_processes_took_are_no_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cluster.json outlives its parts (a crash, a reboot), and their pids go to other
+    processes: such a pid is reported as not running and never signalled (stop killed
+    whatever process had it). A part's own process, whose command line names its class, is
+    stopped. A worker restarts when the master runs, whatever the metastore does. No cluster
+    runs here: stand-in processes take the parts' pids."""
+    monkeypatch.setenv("LAKEHOUSE_DIR", str(tmp_path))
+
+    def stand_in(*words: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", *words])
+
+    foreign, master, worker = stand_in(), stand_in(MASTER_CLASS), stand_in(WORKER_CLASS)
+    try:
+        state = ClusterState(ClusterPorts.for_offset(1900, 2), {}, "1g")
+        pids = {"metastore": foreign.pid, "worker-1": foreign.pid, "worker-2": worker.pid}
+        (tmp_path / "cluster").mkdir()
+        (tmp_path / "cluster" / "cluster.json").write_text(
+            json.dumps({**dataclasses.asdict(state), "pids": {**pids, "master": master.pid}})
+        )
+        assert sorted(running_parts()) == ["master", "worker-2"]
+        # worker-1 needs the master alone; the metastore it does not need is down. (Its
+        # stand-in pid is foreign: it is not stopped; the start that follows fails on this
+        # machine's missing cluster folder or Spark, which this test does not reach for.)
+        with pytest.raises(ClusterError) as refused:
+            restart("metastore", timeout=1, say=False)
+        assert "postgres not running, and metastore needs it" in str(refused.value)
+        master.kill()
+        master.wait()
+        with pytest.raises(ClusterError) as refused:
+            restart("worker-1", timeout=1, say=False)
+        assert "master not running, and worker-1 needs it" in str(refused.value)
+        report = stop_cluster(say=False)
+        assert "worker-1: not running" in report and "metastore: not running" in report
+        assert pid_alive(foreign.pid)
+        assert not pid_alive(worker.pid)
+    finally:
+        for process in (foreign, master, worker):
+            process.kill()
+            process.wait()
 
 
 def test_pipeline_refuses_a_cluster_that_is_not_up(tmp_path: Path) -> None:

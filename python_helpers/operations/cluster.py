@@ -42,6 +42,7 @@ from python_helpers.operations.thrift import (
     on_shared_metastore,
     pid_alive,
     port_in_use,
+    process_cmdline,
     running_servers,
     spark_home,
     terminate,
@@ -453,16 +454,38 @@ def _launch(name: str, command: list[str], env: dict[str, str]) -> int:
     return process.pid
 
 
+def _log_tail(path: Path) -> str:
+    return log_tail(
+        path,
+        port_advice="shift the cluster's ports with --port-offset (or stop what holds it), "
+        "then start again",
+    )
+
+
+def _part_alive(name: str, pid: int) -> bool:
+    """``pid`` is alive and, where /proc tells, runs the part ``name`` (its Java class; any
+    PostgreSQL process for postgres): a pid in cluster.json that another process has taken
+    since the part died (after a crash or a reboot) is no part of the cluster, is reported
+    as not running and is never signalled."""
+    if not pid_alive(pid):
+        return False
+    cmdline = process_cmdline(pid)
+    expected = {"metastore": METASTORE_CLASS, "master": MASTER_CLASS}.get(
+        name, WORKER_CLASS if name.startswith("worker-") else None
+    )
+    return cmdline is None or expected is None or expected in cmdline
+
+
 def _wait_port(name: str, pid: int, port: int, deadline: float) -> None:
     while not port_in_use(HOST, port):
         if not pid_alive(pid):
             raise ClusterStartError(
-                f"{name} exited while starting.\n{log_tail(cluster_dir() / f'{name}.log')}"
+                f"{name} exited while starting.\n{_log_tail(cluster_dir() / f'{name}.log')}"
             )
         if time.monotonic() > deadline:
             raise ClusterStartError(
                 f"{name} did not listen on port {port} in time.\n"
-                f"{log_tail(cluster_dir() / f'{name}.log')}"
+                f"{_log_tail(cluster_dir() / f'{name}.log')}"
             )
         time.sleep(0.5)
 
@@ -471,9 +494,9 @@ def _wait_log(name: str, pid: int, text: str, deadline: float) -> None:
     log = cluster_dir() / f"{name}.log"
     while text not in log.read_text(errors="replace"):
         if not pid_alive(pid):
-            raise ClusterStartError(f"{name} exited while starting.\n{log_tail(log)}")
+            raise ClusterStartError(f"{name} exited while starting.\n{_log_tail(log)}")
         if time.monotonic() > deadline:
-            raise ClusterStartError(f"{name} did not log {text!r} in time.\n{log_tail(log)}")
+            raise ClusterStartError(f"{name} did not log {text!r} in time.\n{_log_tail(log)}")
         time.sleep(0.5)
 
 
@@ -542,7 +565,7 @@ def restart(part: str, timeout: float = DEFAULT_TIMEOUT, say: bool = True) -> Cl
     without stopping the rest: applications keep running, the metastore's clients reconnect,
     a worker registers with the master again. A restarted master does not know the
     applications that ran before it (no recovery mode): start them again. The parts a part
-    needs (those before it in start order) must run. If the part does not come back, it is
+    needs (:func:`_needs`) must run. If the part does not come back, it is
     stopped again and the error says so; its previous log is kept as ``<part>.log.1``.
     """
     state = read_state()
@@ -554,7 +577,7 @@ def restart(part: str, timeout: float = DEFAULT_TIMEOUT, say: bool = True) -> Cl
     if part not in parts:
         raise ClusterUsageError(f"restart: no part {part!r}; the parts are {', '.join(parts)}")
     running = running_parts()
-    down = [p for p in parts[: parts.index(part)] if p not in running]
+    down = [p for p in _needs(part) if p not in running]
     if down:
         raise ClusterError(
             f"restart {part}: {', '.join(down)} not running, and {part} needs it: restart "
@@ -564,7 +587,7 @@ def restart(part: str, timeout: float = DEFAULT_TIMEOUT, say: bool = True) -> Cl
     try:
         if part == "postgres":
             _postgres_stop()
-        elif pid is not None and pid_alive(pid):
+        elif pid is not None and _part_alive(part, pid):
             terminate(pid, STOP_TIMEOUT)
     except ThriftStopError as exc:
         raise ClusterError(f"restart {part}: could not stop it: {exc}") from None
@@ -592,9 +615,18 @@ def restart(part: str, timeout: float = DEFAULT_TIMEOUT, say: bool = True) -> Cl
     return state
 
 
+def _needs(part: str) -> list[str]:
+    """The parts ``part`` needs running to start: the metastore its database, a worker the
+    master (the master needs neither: the metastore serves the applications, not it)."""
+    return {"metastore": ["postgres"]}.get(part, ["master"] if part.startswith("worker-") else [])
+
+
 def _taken_ports(ports: Sequence[int]) -> list[int]:
+    """The ports something listens on, on any of the machine's addresses: the metastore
+    listens on all of them, and died at start where another process held its port on
+    another address than 127.0.0.1."""
     try:
-        return [port for port in ports if port_in_use(HOST, port)]
+        return [port for port in ports if port_in_use("0.0.0.0", port)]
     except ThriftUsageError as exc:
         raise ClusterUsageError(str(exc)) from None
 
@@ -612,7 +644,7 @@ def _check_free(ports: Sequence[int]) -> None:
     taken = _taken_ports(ports)
     if taken:
         raise ClusterAlreadyRunningError(
-            f"port(s) {', '.join(map(str, taken))} on {HOST} already in use by another "
+            f"port(s) {', '.join(map(str, taken))} already in use by another "
             "process: stop it, or shift the cluster's ports with --port-offset"
         )
 
@@ -717,7 +749,7 @@ def running_parts() -> list[str]:
     with contextlib.suppress(ClusterError):
         state = read_state()
     if state is not None:
-        parts += [name for name, pid in state.pids.items() if pid_alive(pid)]
+        parts += [name for name, pid in state.pids.items() if _part_alive(name, pid)]
     if _postgres_running():
         parts.append("postgres")
     return parts
@@ -760,7 +792,7 @@ def stop(say: bool = True) -> list[str]:
     state = read_state()
     if state is not None:
         for name, pid in reversed(list(state.pids.items())):
-            if pid_alive(pid):
+            if _part_alive(name, pid):
                 try:
                     report.append(f"{name} (pid {pid}): {terminate(pid, STOP_TIMEOUT)}")
                 except ThriftStopError as exc:
@@ -785,7 +817,8 @@ def describe(state: ClusterState) -> str:
         f"  metastore   {state.metastore_uri}  (over PostgreSQL {HOST}:{state.ports.postgres})"
     )
     for name, pid in state.pids.items():
-        lines.append(f"  {name:<11} pid {pid}: {'running' if pid_alive(pid) else 'NOT RUNNING'}")
+        alive = _part_alive(name, pid)
+        lines.append(f"  {name:<11} pid {pid}: {'running' if alive else 'NOT RUNNING'}")
     lines.append(f"  postgres    {'running' if _postgres_running() else 'NOT RUNNING'}")
     settings = " ".join(f"{name}={value}" for name, value in target_env(state).items())
     lines.append(f"  dbt: --target cluster with {settings}")

@@ -118,7 +118,8 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
-def _cmdline(pid: int) -> str | None:
+def process_cmdline(pid: int) -> str | None:
+    """``pid``'s command line, or None where /proc does not tell."""
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
@@ -145,7 +146,7 @@ def is_thrift_server(pid: int) -> bool:
     """``pid`` is alive and (where /proc tells) runs HiveThriftServer2, not a recycled pid."""
     if not pid_alive(pid):
         return False
-    cmdline = _cmdline(pid)
+    cmdline = process_cmdline(pid)
     return cmdline is None or SERVER_CLASS in cmdline
 
 
@@ -222,7 +223,10 @@ def read_pid(files: ServerFiles) -> int | None:
     return None
 
 
-def _known_causes() -> tuple[tuple[str, str], ...]:
+THRIFT_PORT_ADVICE = "pick another one with --port / SPARK_THRIFT_PORT"
+
+
+def _known_causes(port_advice: str) -> tuple[tuple[str, str], ...]:
     return (
         (
             "Another instance of Derby may have already booted",
@@ -232,7 +236,7 @@ def _known_causes() -> tuple[tuple[str, str], ...]:
         ),
         (
             "Address already in use",
-            "the port is taken: pick another one with --port / SPARK_THRIFT_PORT.",
+            f"the port is taken: {port_advice}.",
         ),
         (
             "NoClassDefFoundError: org/apache/iceberg",
@@ -241,13 +245,15 @@ def _known_causes() -> tuple[tuple[str, str], ...]:
     )
 
 
-def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
-    """A known cause found in the log (if any), then its last ``lines`` lines."""
+def log_tail(path: Path, lines: int = LOG_TAIL_LINES, port_advice: str = THRIFT_PORT_ADVICE) -> str:
+    """A known cause found in the log (if any), then its last ``lines`` lines;
+    ``port_advice``: what to do when the log says a port is taken."""
     try:
         text = path.read_text(errors="replace")
     except OSError:
         return f"(no log at {path})"
-    hints = [f"likely cause: {hint}\n" for needle, hint in _known_causes() if needle in text]
+    causes = _known_causes(port_advice)
+    hints = [f"likely cause: {hint}\n" for needle, hint in causes if needle in text]
     tail = "\n".join(text.splitlines()[-lines:])
     return "".join(hints) + f"last lines of {path}:\n{tail}"
 
