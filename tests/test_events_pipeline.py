@@ -102,8 +102,11 @@ def test_reconciliation_catches_versions_altered_or_repeated(events_run) -> None
     day 2 closed given another value (the versions day 3 opened and closed are as expected;
     those earlier runs left are not as day 2 left them), and a version day 3 opened written
     twice (as a duplicate event applied twice would: a second copy of an expected version,
-    unexpected). The unaltered copy reconciles."""
+    unexpected). The unaltered copy reconciles. On the flat shape alone: the reconciliation
+    reads the history table, which both shapes build alike."""
     project, options, results = events_run
+    if options.events.shape != "flat":
+        pytest.skip("the reconciliation does not depend on the events' shape")
     spark = project.spark
     run2, run3 = results[1].run_id, results[2].run_id
     spec = build_spec(options)
