@@ -70,7 +70,6 @@ HEAVIEST_FIRST = (
     "test_snapshot_metadata.py",  # 115 s
     "test_snapshot_keys_back.py",  # 114 s
     "test_thrift.py",  # 106 s
-    "test_package_integration.py",  # about 100 s (2026-11-27, by its tests' own times)
     "test_dbt_adapter_suite.py",  # 92 s
     "test_seed_load.py",  # 88 s
     "test_pipeline.py",  # 79 s
