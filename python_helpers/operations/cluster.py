@@ -41,8 +41,8 @@ from python_helpers.operations.thrift import (
     log_tail,
     on_shared_metastore,
     pid_alive,
+    pid_runs,
     port_in_use,
-    process_cmdline,
     running_servers,
     spark_home,
     terminate,
@@ -463,17 +463,13 @@ def _log_tail(path: Path) -> str:
 
 
 def _part_alive(name: str, pid: int) -> bool:
-    """``pid`` is alive and, where /proc tells, runs the part ``name`` (its Java class; any
-    PostgreSQL process for postgres): a pid in cluster.json that another process has taken
-    since the part died (after a crash or a reboot) is no part of the cluster, is reported
-    as not running and is never signalled."""
-    if not pid_alive(pid):
-        return False
-    cmdline = process_cmdline(pid)
-    expected = {"metastore": METASTORE_CLASS, "master": MASTER_CLASS}.get(
+    """``pid`` runs the part ``name`` (its Java class): a pid in cluster.json that another
+    process has taken since the part died (after a crash or a reboot) is no part of the
+    cluster, is reported as not running and is never signalled."""
+    java_class = {"metastore": METASTORE_CLASS, "master": MASTER_CLASS}.get(
         name, WORKER_CLASS if name.startswith("worker-") else None
     )
-    return cmdline is None or expected is None or expected in cmdline
+    return pid_runs(pid, java_class)
 
 
 def _wait_port(name: str, pid: int, port: int, deadline: float) -> None:

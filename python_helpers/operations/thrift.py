@@ -118,7 +118,7 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
-def process_cmdline(pid: int) -> str | None:
+def _cmdline(pid: int) -> str | None:
     """``pid``'s command line, or None where /proc does not tell."""
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
@@ -142,12 +142,18 @@ def pid_alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
-def is_thrift_server(pid: int) -> bool:
-    """``pid`` is alive and (where /proc tells) runs HiveThriftServer2, not a recycled pid."""
+def pid_runs(pid: int, java_class: str | None) -> bool:
+    """``pid`` is alive and (where /proc tells) runs ``java_class`` (any process when None),
+    not a pid that another process took since the one recorded died."""
     if not pid_alive(pid):
         return False
-    cmdline = process_cmdline(pid)
-    return cmdline is None or SERVER_CLASS in cmdline
+    cmdline = _cmdline(pid)
+    return cmdline is None or java_class is None or java_class in cmdline
+
+
+def is_thrift_server(pid: int) -> bool:
+    """``pid`` runs HiveThriftServer2, not a recycled pid."""
+    return pid_runs(pid, SERVER_CLASS)
 
 
 def _connect_host(host: str) -> str:
