@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+import yaml
 
 from python_helpers.runtime.dbt_invoke import DbtStep
 from python_helpers.tooling.scratch import ScratchProject
@@ -270,6 +271,68 @@ def test_analyst_models_on_two_days(project: ScratchProject) -> None:
                 assert r["legacy"] == r["original"]
             assert r["legacy"] == r["effective_end"]
         assert sum(r["original"] is None for r in joined) == 4
+
+    # dbt unit tests: the snapshot is a fixture (a CTE of the test's query), and dbt gives the
+    # macros no graph. Given its key, scd2_current reads the fixture with the snapshot
+    # table's columns; without it, the message says what to pass (the demo model gives none).
+    project.write(
+        "models/unit_current.sql",
+        "with current_state as (\n"
+        "    {{ scd2_current(ref('cdc_check_snapshot'), unique_key=['key_1', 'key_2']) }}\n"
+        ")\n\nselect * from current_state\n",
+    )
+    closed = "2024-01-02 00:00:00"
+    fixture = {
+        "input": "ref('cdc_check_snapshot')",
+        "rows": [
+            {
+                "key_1": "k1",
+                "key_2": "a",
+                "col_1": 1.0,
+                "dbt_valid_to": closed,
+                "audit_update_process_id": "r2",
+            },
+            {
+                "key_1": "k1",
+                "key_2": "a",
+                "col_1": 2.0,
+                "dbt_valid_to": None,
+                "audit_update_process_id": None,
+            },
+            {
+                "key_1": "k2",
+                "key_2": "a",
+                "col_1": 3.0,
+                "dbt_valid_to": closed,
+                "audit_update_process_id": "r2",
+            },
+        ],
+    }
+    expect = {"rows": [{"key_1": "k1", "key_2": "a", "col_1": 2.0}]}
+    project.write(
+        "models/unit_tests.yml",
+        yaml.safe_dump(
+            {
+                "version": 2,
+                "unit_tests": [
+                    {"name": name, "model": model, "given": [fixture], "expect": expect}
+                    for name, model in (
+                        ("ut_keyed", "unit_current"),
+                        ("ut_demo", "cdc_check_current"),
+                    )
+                ],
+            }
+        ),
+    )
+    step = project.dbt("test", "--select", "ut_keyed", "ut_demo", *VARS, check=False)
+    status = {r.node.name: (str(r.status), r.message or "") for r in step.result.results}
+    assert status["ut_keyed"][0] == "pass", status["ut_keyed"][1]
+    assert status["ut_demo"][0] == "error", status
+    assert (
+        "In a dbt unit test (its fixture is __dbt__cte__cdc_check_snapshot)" in status["ut_demo"][1]
+    )
+    for written in ("unit_tests.yml", "unit_current.sql"):
+        (project.root / "models" / written).unlink()
 
     # Docs: every column of every model and source in the catalog has a description.
     project.dbt("docs", "generate", "--write-json", *VARS)

@@ -520,9 +520,10 @@ def test_changed_open_version_marks_fail_and_write_nothing(dbt_project: ScratchP
     dbt_valid_to_current matched no open version, so every key was opened a second time and
     deleted keys stayed open; a changed high end gave new open versions another effective end;
     renamed audit columns were added as new, NULL in the history. Each now fails before
-    anything is written; setting dbt_valid_to_current where there was none is dbt's documented
-    upgrade (old open versions keep NULL) and is allowed; and the update each message proposes
-    moves the table to the new marks, after which the run goes through."""
+    anything is written (the same dbt_valid_to_current in a session of another time zone is
+    another instant: the message says so); setting dbt_valid_to_current where there was none is
+    dbt's documented upgrade (old open versions keep NULL) and is allowed; and the update each
+    message proposes moves the table to the new marks, after which the run goes through."""
     vtc_9999 = CHECK + ", dbt_valid_to_current=\"to_timestamp('9999-12-31')\""
     vtc_2999 = CHECK + ", dbt_valid_to_current=\"to_timestamp('2999-12-31')\""
     day = T("2024-01-01")
@@ -550,6 +551,16 @@ def test_changed_open_version_marks_fail_and_write_nothing(dbt_project: ScratchP
     moved_valid_to = _failure(dbt_project)
     assert "open versions with dbt_valid_to = 9999-12-31 00:00:00" in moved_valid_to
     assert "dbt_valid_to_current is to_timestamp('2999-12-31')" in moved_valid_to
+    # The same setting in a session of another zone names another instant: the message says so.
+    write_table_snapshot(dbt_project, vtc_9999)
+    zone = dbt_project.spark.conf.get("spark.sql.session.timeZone")
+    try:
+        dbt_project.spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
+        zone_moved = _failure(dbt_project)
+    finally:
+        dbt_project.spark.conf.set("spark.sql.session.timeZone", zone)
+    assert "If the setting did not change, the session's time zone (Asia/Tokyo) did" in zone_moved
+    write_table_snapshot(dbt_project, vtc_2999)
     write_table_snapshot(dbt_project, CHECK)
     assert "dbt_valid_to_current is not set (NULL) now" in _failure(dbt_project)
     write_table_snapshot(dbt_project, vtc_9999)

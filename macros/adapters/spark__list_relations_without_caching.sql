@@ -6,7 +6,7 @@
         Iceberg snapshot for a Hive table and the second `dbt snapshot` fails with "is in
         another format than 'delta' or 'iceberg' or 'hudi'".
         Upstream: https://github.com/dbt-labs/dbt-adapters/issues/489
-        Fix: add the line dbt-spark looks for to the information column of such rows. The
+        Fix: add the line dbt-spark looks for to the information column of such tables. The
         adapter unpacks each row as (schema, name, is_temporary, information), so a list of
         4-item rows serves as well as the agate table.
     -#}
@@ -17,7 +17,11 @@
     {% set rows = [] %}
     {% for row in load_result('list_relations_without_caching').table %}
         {% set information = row[3] or '' %}
-        {% if 'TABLE_TYPE=ICEBERG' in information | upper and 'Provider: iceberg' not in information %}
+        {#- An Iceberg view says table_type=ICEBERG-VIEW: marked as an Iceberg table too, a
+            view that became a table model was not dropped, and Iceberg refused the table
+            (AlreadyExistsException: View with same name already exists). -#}
+        {% if modules.re.search('table_type=iceberg(?![-a-z0-9_])', information, modules.re.I)
+                and 'Provider: iceberg' not in information %}
             {% set information = information ~ '\nProvider: iceberg\n' %}
         {% endif %}
         {% do rows.append([row[0], row[1], row[2], information]) %}

@@ -17,7 +17,8 @@
           mark (a key whose value was 'True' got a new version on every run). So are the
           names dbt's staging query gives its own columns (dbt_unique_key, dbt_unique_key_<n>,
           dbt_change_type, and this package's dbt_scd2_target_row, dbt_scd2_source_row): the
-          first run wrote such a column and every later run failed with AMBIGUOUS_REFERENCE.
+          first run wrote such a column and every later run failed with AMBIGUOUS_REFERENCE;
+        - a name holding a backtick, which dbt-spark's quoting breaks.
     -#}
     {%- if not execute -%}{{ return(none) }}{%- endif -%}
     {%- set available = source_col_names | map('lower') | list -%}
@@ -79,5 +80,18 @@
             ~ "free whatever hard_deletes is). Nothing was written. Rename them in the "
             ~ "snapshot's select, or choose other names in snapshot_meta_column_names (dbt's "
             ~ "columns) or var scd2_audit_column_names (the audit columns).") }}
+    {%- endif -%}
+    {#- dbt-spark quotes a name in backticks without doubling one inside it: the first run
+        wrote such a column, and every later run failed on Spark's PARSE_SYNTAX_ERROR. -#}
+    {%- set ticked = [] -%}
+    {%- for name in source_col_names if '`' in name -%}
+        {%- do ticked.append(name) -%}
+    {%- endfor -%}
+    {%- if ticked -%}
+        {{ exceptions.raise_compiler_error(
+            "Snapshot '" ~ model.name ~ "': its query returns column(s) whose name holds a "
+            ~ "backtick: " ~ ticked | join(', ') ~ ". dbt-spark's quoting cannot write such a "
+            ~ "name into its SQL. Nothing was written. Rename them in the snapshot's select "
+            ~ "(e.g. `it``s` as its).") }}
     {%- endif -%}
 {%- endmacro %}

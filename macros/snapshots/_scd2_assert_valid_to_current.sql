@@ -35,7 +35,7 @@
     {%- set subject = subject or ("Snapshot '" ~ model.name ~ "'") -%}
     {%- set where = subject ~ ": dbt_valid_to_current (" ~ expression ~ ")" -%}
     {%- set remedy = " Nothing was written. Give a constant timestamp or date, e.g. "
-        ~ "dbt_valid_to_current=\"to_timestamp('9999-12-31 23:59:59')\" or "
+        ~ "dbt_valid_to_current=\"to_timestamp('9999-12-31 23:59:59Z')\" or "
         ~ "\"to_date('9999-12-31')\"; leave it unset for dbt's NULL." -%}
     {%- if first[0] | lower not in scd2_audit._scd2_validity_types() + ['void'] -%}
         {{ exceptions.raise_compiler_error(
@@ -54,7 +54,7 @@
             ~ {
                 'date': ", e.g. \"to_date('9999-12-31')\"",
                 'timestamp_ntz': ", e.g. \"to_timestamp_ntz('9999-12-31 23:59:59')\"",
-            }.get(valid_from_type | lower, ", e.g. \"to_timestamp('9999-12-31 23:59:59')\"")
+            }.get(valid_from_type | lower, ", e.g. \"to_timestamp('9999-12-31 23:59:59Z')\"")
             ~ ".") }}
     {%- elif first[1] != second[1] -%}
         {{ exceptions.raise_compiler_error(

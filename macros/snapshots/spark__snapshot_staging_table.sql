@@ -72,9 +72,10 @@
            in the future): they then close it where it starts, where dbt's end came before
            its start; the audit columns record every run's own time;
         8. where dbt_valid_from is a date (a date updated_at) or a timestamp without time
-           zone, the run's time is cast to that type wherever it dates a version (deletes,
-           deletion records, a version moved later by 7.). dbt stages the run's timestamp
-           there, which turns the staging's validity columns into timestamps: stock
+           zone, the run's time in that type (its UTC date or wall time, as such values are
+           read back: Spark's cast took the session's zone) dates a version wherever it does
+           (deletes, deletion records, a version moved later by 7.). dbt stages the run's
+           timestamp there, which turns the staging's validity columns into timestamps: stock
            dbt-spark's MERGE casts them back into the table's dates, leaving effective_end_ts
            (a timestamp, as the high-end value is) at the uncast time, so a deleted version's
            effective end was not its dbt_valid_to; here the type check
@@ -104,12 +105,13 @@
         {%- do removed_cols.append(col_name) -%}
     {%- endfor -%}
     {#- The staged row's key, hashed as the MERGE hashes the table's (_scd2_merge_key_sql):
-        the source's for an insert or an update, the version's for a delete or a deletion
-        record. -#}
+        the version's where the row has one (an update, a delete, a deletion record), the
+        source's for a new key: Spark's join matches keys their text tells apart (a double
+        -0.0 joins 0.0), and the source's hash then matched no version. -#}
     {%- set key_parts = [] -%}
     {%- for part in scd2_audit._scd2_unique_key_fields(strategy.unique_key)
             if part.column is not none -%}
-        {%- do key_parts.append('coalesce(s.' ~ part.field ~ ', t.' ~ part.field ~ ')') -%}
+        {%- do key_parts.append('coalesce(t.' ~ part.field ~ ', s.' ~ part.field ~ ')') -%}
     {%- endfor -%}
     {%- set key_hash = scd2_audit._scd2_key_hash_sql(key_parts) -%}
     {%- set new_record = strategy.hard_deletes == 'new_record' -%}
@@ -130,7 +132,7 @@
     {%- set run_type = scd2_audit._scd2_validity_types()[0] -%}
     {%- if valid_type and valid_type != run_type
             and valid_type in scd2_audit._scd2_validity_types() -%}
-        {%- set now = 'cast(' ~ run_time ~ ' as ' ~ valid_type ~ ')' -%}
+        {%- set now = scd2_audit._scd2_instant_as_sql(run_time, valid_type) -%}
     {%- else -%}
         {%- set now = run_time -%}
     {%- endif -%}

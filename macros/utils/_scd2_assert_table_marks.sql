@@ -80,7 +80,8 @@
             cast({{ current }} as string)
             {%- else -%}
             cast(null as string)
-            {%- endif %} as scd2_current
+            {%- endif %} as scd2_current,
+            current_timezone() as scd2_zone
         from {{ relation }}
         where
             {{ audit.update_process_id }} is null
@@ -101,13 +102,20 @@
     {%- set row = rows[0] -%}
     {%- set open = audit.update_process_id ~ ' is null' -%}
     {%- if row[2] -%}
+        {#- A timestamp written without its zone is read in the session's: the same setting
+            names another instant in a session of another zone. -#}
         {{ exceptions.raise_compiler_error(
             where ~ "the table " ~ relation ~ " has open versions with " ~ valid_to ~ " = "
             ~ row[0] ~ ", but dbt_valid_to_current is "
             ~ (current ~ " (" ~ row[4] ~ ")" if current else "not set (NULL)")
             ~ " now. dbt finds the open versions by that value and leaves the ones already "
             ~ "there as they are, so this run would take every key for new and open it "
-            ~ "again. Nothing was written. Set dbt_valid_to_current back, or first move the "
+            ~ "again. Nothing was written."
+            ~ (" If the setting did not change, the session's time zone (" ~ row[5] ~ ") did: "
+                ~ "a timestamp written without a zone is read in it. Write the zone, e.g. "
+                ~ "\"to_timestamp('9999-12-31 23:59:59Z')\", and move the open versions to "
+                ~ "it as below." if current and ' ' in row[0] else "")
+            ~ " Set dbt_valid_to_current back, or first move the "
             ~ "open versions to the new value: update " ~ relation ~ " set " ~ valid_to ~ " = "
             ~ (current if current else "null") ~ " where " ~ open ~ " and " ~ valid_to
             ~ " = '" ~ row[0] ~ "'.") }}
