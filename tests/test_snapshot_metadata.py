@@ -228,33 +228,6 @@ def test_a_new_key_sharing_an_open_versions_id_is_inserted(dbt_project: ScratchP
     assert_open(rows[1], run1.invocation_id)
 
 
-def test_a_double_key_of_minus_zero_is_the_key_zero(dbt_project: ScratchProject) -> None:
-    """Spark's join and the key check take a double key -0.0 for 0.0: the source row -0.0
-    is key 0.0 changed. The MERGE matched the staged row on the source key's text ('-0.0'),
-    which no version has: 0.0/a stayed open beside -0.0/a2, one more on every later run."""
-    write_snapshot(
-        dbt_project,
-        "snap",
-        "unique_key='k', strategy='check', check_cols='all', hard_deletes='invalidate'",
-        # (A seed would read -0.0 as a decimal, which has no negative zero.)
-        select="select if(k = 'minus0', cast('-0.0' as double), cast(k as double)) as k, v "
-        "from {{ ref('src') }}",
-    )
-    run1 = day(dbt_project, "k,v", ["0.0,a", "1.0,b", "2.0,c"])
-    run2 = day(dbt_project, "k,v", ["minus0,a2", "1.0,b", "2.0,c"])
-    rows = dbt_project.spark.sql(
-        f"select k, v, audit_insert_process_id as inserted, "
-        f"audit_update_process_id as closed from {dbt_project.table('snap')} order by v"
-    ).collect()
-    # (In Python, as in Spark's comparisons, -0.0 == 0.0.)
-    assert [tuple(r) for r in rows] == [
-        (0.0, "a", run1.invocation_id, run2.invocation_id),
-        (0.0, "a2", run2.invocation_id, None),
-        (1.0, "b", run1.invocation_id, None),
-        (2.0, "c", run1.invocation_id, None),
-    ]
-
-
 def test_unique_key_expression_between_quoted_names(dbt_project: ScratchProject) -> None:
     """unique_key may be an SQL expression, as dbt takes one; this one starts and ends with a
     quoted column (`a` || '-' || `b`). The source-column check took it for one quoted name,
@@ -835,7 +808,11 @@ def test_a_run_dates_deletes_in_utc_whatever_the_session_zone(
     """A timestamp_ntz or date updated_at dates the versions, and a delete closes its version
     at the run's time in that type, read back as UTC. A run in a Tokyo session took the
     run's wall clock (and date) in Tokyo: the deleted version ended nine hours after the run,
-    an effective end the run's own audit_update_ts did not match."""
+    an effective end the run's own audit_update_ts did not match.
+    On the same days, `minus_zero`: Spark's join and the key check take a double key -0.0 for
+    0.0, so the source row -0.0 is key 0.0 changed. The MERGE matched the staged row on the
+    source key's text ('-0.0'), which no version has: 0.0 stayed open beside -0.0, and one
+    more opened on every later run."""
     for name, cast in (("snap_ntz", "to_timestamp_ntz"), ("snap_date", "to_date")):
         write_snapshot(
             dbt_project,
@@ -843,21 +820,30 @@ def test_a_run_dates_deletes_in_utc_whatever_the_session_zone(
             "unique_key='id', strategy='timestamp', updated_at='u', hard_deletes='invalidate'",
             select=f"select id, name, {cast}(u) as u from {{{{ ref('src') }}}}",
         )
+    write_snapshot(
+        dbt_project,
+        "minus_zero",
+        "unique_key='k', strategy='check', check_cols='all', hard_deletes='invalidate'",
+        # (A seed would read -0.0 as a decimal, which has no negative zero.)
+        select="select if(name = 'neg', cast('-0.0' as double), cast(id - 1 as double)) as k, "
+        "name from {{ ref('src') }}",
+    )
     header = "id,name,u"
-    rows = [f"{i},n{i},2024-01-01 00:00:00" for i in range(1, 5)]
+    rows = [f"{i},n{i},2024-01-01 00:00:00" for i in range(1, 6)]
     spark = dbt_project.spark
     zone = spark.conf.get("spark.sql.session.timeZone")
-    day(dbt_project, header, rows)
+    run1 = day(dbt_project, header, rows)
     try:
         spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
-        run2 = day(dbt_project, header, rows[:3])  # id 4 deleted
+        # id 1 renamed (minus_zero: key 0.0 arrives as -0.0), id 5 deleted.
+        run2 = day(dbt_project, header, ["1,neg,2024-01-01 00:00:00", *rows[1:4]])
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)
     for name in ("snap_ntz", "snap_date"):
         (closed,) = spark.sql(
             f"select dbt_valid_to, unix_micros(audit_update_ts) as run_micros, "
             f"unix_micros(effective_end_ts) as end_micros, audit_update_process_id "
-            f"from {dbt_project.table(name)} where dbt_valid_to is not null"
+            f"from {dbt_project.table(name)} where id = 5 and dbt_valid_to is not null"
         ).collect()
         run_utc = datetime.fromtimestamp(closed.run_micros / 1e6, tz=UTC).replace(tzinfo=None)
         assert closed.audit_update_process_id == run2.invocation_id
@@ -868,6 +854,20 @@ def test_a_run_dates_deletes_in_utc_whatever_the_session_zone(
             assert closed.dbt_valid_to == run_utc.date()  # the run's date in UTC
             midnight = datetime.combine(run_utc.date(), datetime.min.time(), tzinfo=UTC)
             assert closed.end_micros == int(midnight.timestamp()) * 1_000_000
+    versions = spark.sql(
+        f"select k, name, audit_insert_process_id, audit_update_process_id "
+        f"from {dbt_project.table('minus_zero')} order by k, dbt_valid_from"
+    ).collect()
+    r1, r2 = run1.invocation_id, run2.invocation_id
+    # (In Python, as in Spark's comparisons, -0.0 == 0.0.)
+    assert [tuple(r) for r in versions] == [
+        (0.0, "n1", r1, r2),
+        (0.0, "neg", r2, None),
+        (1.0, "n2", r1, None),
+        (2.0, "n3", r1, None),
+        (3.0, "n4", r1, None),
+        (4.0, "n5", r1, r2),
+    ]
 
 
 def test_current_state_of_a_copy_with_valid_to_current(dbt_project: ScratchProject) -> None:

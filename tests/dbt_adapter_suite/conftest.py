@@ -22,8 +22,11 @@ from python_helpers.runtime.session import lakehouse_session
 @pytest.fixture(scope="session", autouse=True)
 def spark() -> Iterator[SparkSession]:
     """The lakehouse session (LAKEHOUSE_DIR set by the caller): dbt-spark's session method
-    picks it up with getOrCreate()."""
-    session = lakehouse_session("dbt-adapter-suite")
+    picks it up with getOrCreate(). Without code generation, as the main run's workers (the
+    suite checks dbt's snapshot behaviour on tiny tables, where compiling costs more)."""
+    from tests.conftest import WORKER_SPARK_CONF
+
+    session = lakehouse_session("dbt-adapter-suite", extra_conf=WORKER_SPARK_CONF)
     yield session
     session.stop()
 
