@@ -48,8 +48,9 @@ enable_test_caching()
 # The workers' own sessions evaluate expressions interpreted instead of generating and compiling
 # Java code for each query (docs/running-dbt.md, "The test suite"): on the suite's tiny tables
 # the compiling cost more than it saved, 10 to 15% of a file's time. Spark runs both paths in its
-# own tests; the JVMs the tests start (drivers, Thrift servers, a cluster's applications), make
-# demo and make bench keep code generation, so the suite still runs the product on it.
+# own tests; the JVMs the tests start (drivers, Thrift servers, a cluster's applications; not
+# dbt's adapter suite), make demo and make bench keep code generation, so the suite still runs
+# the product on it.
 WORKER_SPARK_CONF = {
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
