@@ -12,13 +12,12 @@
         {%- set table = relation.replace(limit=none, event_time_filter=none)
             if relation.limit is not none or relation.event_time_filter is not none
             else relation -%}
-        {#- A dbt unit test passes its fixture as `__dbt__cte__<name>`, a CTE of the test's
-            own query, which Spark cannot describe; dbt builds the fixture with the columns of
-            the real relation, which is described instead. -#}
-        {%- if table.identifier.startswith('__dbt__cte__') -%}
+        {#- A dbt unit test's fixture (_scd2_fixture_name), which Spark cannot describe: dbt
+            builds it with the columns of the real relation, which is described instead. -#}
+        {%- set fixture_of = scd2_audit._scd2_fixture_name(table) -%}
+        {%- if fixture_of -%}
             {%- set table = adapter.get_relation(database=table.database,
-                schema=table.schema or target.schema,
-                identifier=table.identifier[12:]) or table -%}
+                schema=table.schema or target.schema, identifier=fixture_of) or table -%}
         {%- endif -%}
         {%- for column in adapter.get_columns_in_relation(table) -%}
             {%- do types.update({column.name | lower: column.dtype | lower}) -%}

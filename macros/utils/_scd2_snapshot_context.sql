@@ -78,8 +78,7 @@
             ~ "project builds that relation. " ~ remedy
             ~ (" In a dbt unit test (its fixture is " ~ relation ~ "), dbt gives the macro no "
                 ~ "graph to find the snapshot's config in: pass unique_key in the model."
-                if relation.identifier is defined
-                    and relation.identifier.startswith('__dbt__cte__') else "")) }}
+                if scd2_audit._scd2_fixture_name(relation) else "")) }}
     {%- endif -%}
     {{ return(context) }}
 {%- endmacro %}
