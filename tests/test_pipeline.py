@@ -295,7 +295,8 @@ def test_deletes_from_the_guard_share_pass_the_delete_guard(
 ) -> None:
     """--pct-del from the snapshots' mass-delete guard's share up (var scd2_max_delete_share,
     default 0.5, or the project's own): the day's deletes are the generator's truth, so the
-    pipeline lifts the guard (it stopped every such day)."""
+    pipeline lifts the guard (it stopped every such day). Then a second run on the same
+    schema starts it afresh."""
     root = tmp_path / "project"
     project = ScratchProject(root, "pipeline_deletes", spark, include=("models", "snapshots"))
     if guard_share is not None:
@@ -319,6 +320,20 @@ def test_deletes_from_the_guard_share_pass_the_delete_guard(
         ("cdc_check_snapshot", 2, day_2, True),
         ("cdc_timestamp_snapshot", 2, day_2, True),
     ]
+
+    # A second run on the same schema starts it afresh. Where the metastore is kept between
+    # runs (a live session, a Thrift server, the cluster's metastore), a run empties its schema
+    # first: the analyst views of the run before it as well as its tables (Spark refuses `drop
+    # table` on a view, and the second run failed so). One day of 10 keys: both snapshots hold
+    # 10 versions, all inserted by that run.
+    views = spark.sql(f"show views in {project.schema}").collect()
+    assert "cdc_check_current" in {v.viewName for v in views if not v.isTemporary}
+    again = run_days(replace(options, days=1), StepTimer())
+    assert sorted((r.snapshot, r.observed, r.history.versions, r.all_ok) for r in again) == [
+        ("cdc_check_snapshot", {"I": 10}, 10, True),
+        ("cdc_timestamp_snapshot", {"I": 10}, 10, True),
+    ]
+    assert again[0].run_id not in {r.run_id for r in results}
 
 
 def test_documented_daily_path(spark: SparkSession, tmp_path) -> None:
@@ -357,35 +372,6 @@ def test_documented_daily_path(spark: SparkSession, tmp_path) -> None:
         ).first()
         # closed: 100 deleted + 200 updated; inserted: 200 updated + 100 new; open: 500 keys.
         assert tuple(counts) == (300, 300, 500), (snapshot, counts)
-
-
-def test_a_second_run_on_the_same_schema_starts_it_afresh(spark: SparkSession, tmp_path) -> None:
-    """Where the metastore is kept between runs (a live session, a Thrift server, the cluster's
-    metastore), a run empties its schema first: the analyst views of the run before it as well
-    as its tables (Spark refuses `drop table` on a view, and the second run failed so). Each run:
-    one day of 10 keys, so both snapshots hold 10 versions, all inserted by that run."""
-    root = tmp_path / "project"
-    project = ScratchProject(root, "pipeline_again", spark, include=("models", "snapshots"))
-    options = PipelineOptions(
-        no_init_recs=10,
-        no_incr_recs=10,
-        no_keys=1,
-        no_nonkeys=1,
-        days=1,
-        schema=project.schema,
-        project_dir=root,
-        output_format="table",
-    )
-    first = run_days(options, StepTimer())
-    views = spark.sql(f"show views in {project.schema}").collect()
-    assert "cdc_check_current" in {v.viewName for v in views if not v.isTemporary}
-    second = run_days(options, StepTimer())
-    for results in (first, second):
-        assert sorted((r.snapshot, r.observed, r.history.versions, r.all_ok) for r in results) == [
-            ("cdc_check_snapshot", {"I": 10}, 10, True),
-            ("cdc_timestamp_snapshot", {"I": 10}, 10, True),
-        ]
-    assert first[0].run_id != second[0].run_id
 
 
 def test_the_target_defaults_to_dbt_target(monkeypatch: pytest.MonkeyPatch, capsys) -> None:

@@ -812,12 +812,20 @@ def test_a_run_dates_deletes_in_utc_whatever_the_session_zone(
     On the same days, `minus_zero`: Spark's join and the key check take a double key -0.0 for
     0.0, so the source row -0.0 is key 0.0 changed. The MERGE matched the staged row on the
     source key's text ('-0.0'), which no version has: 0.0 stayed open beside -0.0, and one
-    more opened on every later run."""
-    for name, cast in (("snap_ntz", "to_timestamp_ntz"), ("snap_date", "to_date")):
+    more opened on every later run.
+    Last, snap_ntz's dbt_valid_to_current changed: the run fails, and its message no longer
+    blames the session's time zone, which a timestamp_ntz does not depend on."""
+    timestamp = "unique_key='id', strategy='timestamp', updated_at='u', hard_deletes='invalidate'"
+    # snap_ntz marks its open versions with a zoneless dbt_valid_to_current (see the end).
+    ntz_current = ", dbt_valid_to_current=\"to_timestamp_ntz('{}-12-31')\""
+    for name, cast, config in (
+        ("snap_ntz", "to_timestamp_ntz", timestamp + ntz_current.format(9999)),
+        ("snap_date", "to_date", timestamp),
+    ):
         write_snapshot(
             dbt_project,
             name,
-            "unique_key='id', strategy='timestamp', updated_at='u', hard_deletes='invalidate'",
+            config,
             select=f"select id, name, {cast}(u) as u from {{{{ ref('src') }}}}",
         )
     write_snapshot(
@@ -868,6 +876,19 @@ def test_a_run_dates_deletes_in_utc_whatever_the_session_zone(
         (3.0, "n4", r1, None),
         (4.0, "n5", r1, r2),
     ]
+    # A changed timestamp_ntz dbt_valid_to_current fails the run (as any changed marks do,
+    # tests/test_snapshot_schema_evolution.py); its value does not depend on the session's
+    # zone, so the message does not suggest the zone moved it, as it does for a timestamp.
+    write_snapshot(
+        dbt_project,
+        "snap_ntz",
+        timestamp + ntz_current.format(2999),
+        select="select id, name, to_timestamp_ntz(u) as u from {{ ref('src') }}",
+    )
+    failed = dbt_project.dbt("snapshot", "--select", "snap_ntz", check=False)
+    (result,) = failed.result.results
+    assert "dbt_valid_to = 9999-12-31 00:00:00, but dbt_valid_to_current is" in result.message
+    assert "time zone" not in result.message
 
 
 def test_current_state_of_a_copy_with_valid_to_current(dbt_project: ScratchProject) -> None:

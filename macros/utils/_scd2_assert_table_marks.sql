@@ -81,7 +81,8 @@
             {%- else -%}
             cast(null as string)
             {%- endif %} as scd2_current,
-            current_timezone() as scd2_zone
+            current_timezone() as scd2_zone,
+            typeof({{ valid_to }}) as scd2_valid_to_type
         from {{ relation }}
         where
             {{ audit.update_process_id }} is null
@@ -103,7 +104,8 @@
     {%- set open = audit.update_process_id ~ ' is null' -%}
     {%- if row[2] -%}
         {#- A timestamp written without its zone is read in the session's: the same setting
-            names another instant in a session of another zone. -#}
+            names another instant in a session of another zone. A timestamp_ntz or a date
+            does not depend on the zone. -#}
         {{ exceptions.raise_compiler_error(
             where ~ "the table " ~ relation ~ " has open versions with " ~ valid_to ~ " = "
             ~ row[0] ~ ", but dbt_valid_to_current is "
@@ -114,7 +116,7 @@
             ~ (" If the setting did not change, the session's time zone (" ~ row[5] ~ ") did: "
                 ~ "a timestamp written without a zone is read in it. Write the zone, e.g. "
                 ~ "\"to_timestamp('9999-12-31 23:59:59Z')\", and move the open versions to "
-                ~ "it as below." if current and ' ' in row[0] else "")
+                ~ "it as below." if current and row[6] == 'timestamp' else "")
             ~ " Set dbt_valid_to_current back, or first move the "
             ~ "open versions to the new value: update " ~ relation ~ " set " ~ valid_to ~ " = "
             ~ (current if current else "null") ~ " where " ~ open ~ " and " ~ valid_to
