@@ -42,6 +42,14 @@ def day(project: ScratchProject, header: str, rows: list[str], source: str = "sr
     return project.dbt("snapshot")
 
 
+def snapshot_failure(project: ScratchProject, *args: str) -> str:
+    """Run `dbt snapshot` (with ``args``), expecting its one node to fail; its error message."""
+    step = project.dbt("snapshot", *args, check=False)
+    (result,) = step.result.results
+    assert str(result.status).lower() == "error", result.status
+    return str(result.message)
+
+
 def history(project: ScratchProject, snapshot: str, order_by: str = "id") -> list[dict[str, Any]]:
     """Every version, with timestamps as UTC strings and the high-end end as epoch seconds."""
     rows = project.spark.sql(

@@ -21,6 +21,7 @@ from tests.snapshot_helpers import (
     columns,
     day,
     history,
+    snapshot_failure,
     write_snapshot,
 )
 from tests.test_reliability import SCD2_TESTS
@@ -818,16 +819,17 @@ def test_a_run_dates_deletes_in_utc_whatever_the_session_zone(
     timestamp = "unique_key='id', strategy='timestamp', updated_at='u', hard_deletes='invalidate'"
     # snap_ntz marks its open versions with a zoneless dbt_valid_to_current (see the end).
     ntz_current = ", dbt_valid_to_current=\"to_timestamp_ntz('{}-12-31')\""
-    for name, cast, config in (
-        ("snap_ntz", "to_timestamp_ntz", timestamp + ntz_current.format(9999)),
-        ("snap_date", "to_date", timestamp),
-    ):
-        write_snapshot(
-            dbt_project,
-            name,
-            config,
-            select=f"select id, name, {cast}(u) as u from {{{{ ref('src') }}}}",
-        )
+
+    def typed(cast: str) -> str:
+        return f"select id, name, {cast}(u) as u from {{{{ ref('src') }}}}"
+
+    write_snapshot(
+        dbt_project,
+        "snap_ntz",
+        timestamp + ntz_current.format(9999),
+        select=typed("to_timestamp_ntz"),
+    )
+    write_snapshot(dbt_project, "snap_date", timestamp, select=typed("to_date"))
     write_snapshot(
         dbt_project,
         "minus_zero",
@@ -883,12 +885,11 @@ def test_a_run_dates_deletes_in_utc_whatever_the_session_zone(
         dbt_project,
         "snap_ntz",
         timestamp + ntz_current.format(2999),
-        select="select id, name, to_timestamp_ntz(u) as u from {{ ref('src') }}",
+        select=typed("to_timestamp_ntz"),
     )
-    failed = dbt_project.dbt("snapshot", "--select", "snap_ntz", check=False)
-    (result,) = failed.result.results
-    assert "dbt_valid_to = 9999-12-31 00:00:00, but dbt_valid_to_current is" in result.message
-    assert "time zone" not in result.message
+    message = snapshot_failure(dbt_project, "--select", "snap_ntz")
+    assert "dbt_valid_to = 9999-12-31 00:00:00, but dbt_valid_to_current is" in message
+    assert "time zone" not in message
 
 
 def test_current_state_of_a_copy_with_valid_to_current(dbt_project: ScratchProject) -> None:

@@ -16,7 +16,14 @@ import pytest
 
 from python_helpers.runtime.dbt_invoke import DbtStepError
 from python_helpers.tooling.scratch import ScratchProject
-from tests.snapshot_helpers import HIGH_END, assert_closed, assert_open, history, write_snapshot
+from tests.snapshot_helpers import (
+    HIGH_END,
+    assert_closed,
+    assert_open,
+    history,
+    snapshot_failure,
+    write_snapshot,
+)
 from tests.test_reliability import (
     all_rows,
     assert_generic_tests_pass,
@@ -373,7 +380,7 @@ def test_text_column_whose_source_turns_into_another_type_fails(
     day = date(2024, 1, 1)
     changed = [(1, 1, True, day, day2), (2, 2, False, day, day2)]
     write_source(dbt_project, changed, ddl.format("bigint", "boolean", "date"))
-    message = _failure(dbt_project)
+    message = snapshot_failure(dbt_project)
     for column, new_type in (("n", "bigint"), ("b", "boolean"), ("d", "date")):
         assert (
             f"{column} is string in the snapshot table but {new_type} in the snapshot's query"
@@ -497,14 +504,6 @@ def test_a_table_without_versions_takes_the_types_of_a_later_source(
 # --- upper-case meta column names --------------------------------------------------------
 
 
-def _failure(project: ScratchProject, *args: str) -> str:
-    """Run the snapshot, expecting it to fail; its error message."""
-    step = project.dbt("snapshot", *args, check=False)
-    (result,) = step.result.results
-    assert str(result.status).lower() == "error", result.status
-    return str(result.message)
-
-
 def _open_marks(project: ScratchProject) -> list[tuple]:
     """(id, dbt_valid_to, effective_end_ts) of the open partition's versions, as text."""
     rows = project.spark.sql(
@@ -548,7 +547,7 @@ def test_changed_open_version_marks_fail_and_write_nothing(dbt_project: ScratchP
     write_source(dbt_project, [(1, "a", 12, day), (2, "b", 20, day), (4, "d", 40, day)])
     before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
     write_table_snapshot(dbt_project, vtc_2999)
-    moved_valid_to = _failure(dbt_project)
+    moved_valid_to = snapshot_failure(dbt_project)
     assert "open versions with dbt_valid_to = 9999-12-31 00:00:00" in moved_valid_to
     assert "dbt_valid_to_current is to_timestamp('2999-12-31')" in moved_valid_to
     # The same setting in a session of another zone names another instant: the message says so.
@@ -556,17 +555,17 @@ def test_changed_open_version_marks_fail_and_write_nothing(dbt_project: ScratchP
     zone = dbt_project.spark.conf.get("spark.sql.session.timeZone")
     try:
         dbt_project.spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
-        zone_moved = _failure(dbt_project)
+        zone_moved = snapshot_failure(dbt_project)
     finally:
         dbt_project.spark.conf.set("spark.sql.session.timeZone", zone)
     assert "If the setting did not change, the session's time zone (Asia/Tokyo) did" in zone_moved
     write_table_snapshot(dbt_project, vtc_2999)
     write_table_snapshot(dbt_project, CHECK)
-    assert "dbt_valid_to_current is not set (NULL) now" in _failure(dbt_project)
+    assert "dbt_valid_to_current is not set (NULL) now" in snapshot_failure(dbt_project)
     write_table_snapshot(dbt_project, vtc_9999)
-    high_end = _failure(dbt_project, "--vars", "{scd2_high_end_ts: '2999-12-31'}")
+    high_end = snapshot_failure(dbt_project, "--vars", "{scd2_high_end_ts: '2999-12-31'}")
     assert "effective_end_ts = 9999-12-31 23:59:59, but scd2_high_end_ts is 2999" in high_end
-    renamed = _failure(
+    renamed = snapshot_failure(
         dbt_project, "--vars", "{scd2_audit_column_names: {insert_process_id: inserted_by}}"
     )
     assert "has the audit columns audit_update_process_id" in renamed
@@ -579,7 +578,7 @@ def test_changed_open_version_marks_fail_and_write_nothing(dbt_project: ScratchP
         "effective_start_ts": "a5",
         "effective_end_ts": "a6",
     }
-    renamed = _failure(dbt_project, "--vars", str({"scd2_audit_column_names": all_renamed}))
+    renamed = snapshot_failure(dbt_project, "--vars", str({"scd2_audit_column_names": all_renamed}))
     assert "has none of the audit columns" in renamed
     assert "partitioned by audit_update_process_id" in renamed
     assert all_rows(dbt_project) == before
