@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +33,22 @@ def wait_for(
         if time.monotonic() > deadline:
             pytest.fail(f"timed out waiting for {what}")
         time.sleep(0.05)
+
+
+def stand_in(*words: str) -> subprocess.Popen[bytes]:
+    """A live process (it sleeps two minutes) whose command line holds ``words``: it stands
+    for a server or a cluster part, recognised by its class on the command line. Returned once
+    /proc shows those words: between fork and exec the child still shows pytest's command
+    line, and a check that ran then saw no part (a flaky failure on CI)."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", *words])
+    cmdline = Path(f"/proc/{process.pid}/cmdline")
+    deadline = time.monotonic() + 30
+    while words and not all(w.encode() in cmdline.read_bytes().split(b"\0") for w in words):
+        if time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"the stand-in process did not show {words} on its command line")
+        time.sleep(0.01)
+    return process
 
 
 def logged_since(log: Path, offset: int, statement: str) -> bool:

@@ -56,7 +56,7 @@ from python_helpers.operations.thrift import SERVER_CLASS, ServerFiles, pid_aliv
 from python_helpers.pipeline.run import PipelineError, check_no_server_on_lakehouse
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 from tests import reliability_driver as driver
-from tests.subprocess_helpers import logged_since, results, wait_for
+from tests.subprocess_helpers import logged_since, results, stand_in, wait_for
 
 CLI = [sys.executable, "-m", "python_helpers.operations.cluster"]
 TIMEOUT = 900
@@ -109,11 +109,9 @@ def test_local_pipeline_refuses_only_a_server_holding_derby(
     files = ServerFiles(10099)
     files.folder.mkdir(parents=True)
     # A live process whose command line names the server's class stands for the server.
-    stand_in = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(120)", SERVER_CLASS]
-    )
+    server = stand_in(SERVER_CLASS)
     try:
-        files.pid.write_text(f"{stand_in.pid}\n")
+        files.pid.write_text(f"{server.pid}\n")
         conf = client_conf(ClusterState(ClusterPorts.for_offset(0, 2), {}, "1g")) if shared else {}
         files.properties.write_text("".join(f"{k} {v}\n" for k, v in conf.items()))
         if shared:
@@ -122,8 +120,8 @@ def test_local_pipeline_refuses_only_a_server_holding_derby(
             with pytest.raises(PipelineError, match=r"holds this lakehouse's metastore"):
                 check_no_server_on_lakehouse()
     finally:
-        stand_in.kill()
-        stand_in.wait()
+        server.kill()
+        server.wait()
 
 
 def test_cluster_stop_stops_a_thrift_server_on_the_cluster(
@@ -136,12 +134,7 @@ def test_cluster_stop_stops_a_thrift_server_on_the_cluster(
     monkeypatch.setenv("LAKEHOUSE_DIR", str(tmp_path))
     shared, derby = ServerFiles(10098), ServerFiles(10099)
     shared.folder.mkdir(parents=True)
-    stand_ins = {
-        files.port: subprocess.Popen(
-            [sys.executable, "-c", "import time; time.sleep(120)", SERVER_CLASS]
-        )
-        for files in (shared, derby)
-    }
+    stand_ins = {files.port: stand_in(SERVER_CLASS) for files in (shared, derby)}
     try:
         for files in (shared, derby):
             files.pid.write_text(f"{stand_ins[files.port].pid}\n")
@@ -156,9 +149,9 @@ def test_cluster_stop_stops_a_thrift_server_on_the_cluster(
         assert not pid_alive(stand_ins[10098].pid) and not shared.pid.exists()
         assert pid_alive(stand_ins[10099].pid) and derby.pid.exists()
     finally:
-        for stand_in in stand_ins.values():
-            stand_in.kill()
-            stand_in.wait()
+        for process in stand_ins.values():
+            process.kill()
+            process.wait()
 
 
 def test_pids_other_processes_took_are_no_parts(
@@ -170,9 +163,6 @@ def test_pids_other_processes_took_are_no_parts(
     stopped. A worker restarts when the master runs, whatever the metastore does. No cluster
     runs here: stand-in processes take the parts' pids."""
     monkeypatch.setenv("LAKEHOUSE_DIR", str(tmp_path))
-
-    def stand_in(*words: str) -> subprocess.Popen[bytes]:
-        return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", *words])
 
     foreign, master, worker = stand_in(), stand_in(MASTER_CLASS), stand_in(WORKER_CLASS)
     try:
