@@ -46,10 +46,11 @@
     {%- set events_view = prefix ~ 'events' -%}
     {%- set items_view = prefix ~ 'items' -%}
     {%- set versions_view = prefix ~ 'versions' -%}
-    {#- Steps read more than once are cached (eagerly), so that each is computed once. They
-        stay cached until the write has read them, or until the versions are cached for the
-        MERGE: uncaching a step whose dependents are not loaded yet makes Spark rebuild them
-        from the uncached plans, computing everything again. -#}
+    {#- Steps read more than once are cached, so that each is computed once; lazily (the first
+        query reading one loads it): an eager cache ran a job per step, a tenth of a small
+        run. They stay cached until the write has read them, or until the versions are cached
+        for the MERGE: uncaching a step whose dependents are not loaded makes Spark rebuild
+        them from the uncached plans. -#}
     {%- set cached = ['scd2_items', 'scd2_open_marks', 'scd2_with_marks',
         'scd2_replayed'] | map('replace', 'scd2_', prefix ~ 'scd2_', 1) | list -%}
     {%- set marked_view = prefix ~ 'scd2_marked' -%}
@@ -156,7 +157,7 @@
         - spark.sql.adaptive.enabled off: at each re-plan, adaptive execution writes the whole
           plan out for Spark's listeners, and a plan over the cached steps holds each step's
           plan once per path to it: seconds per statement, growing with the steps
-          (docs/performance.md, "Sizing Spark", has the figures). Without it,
+          (docs/performance.md, "Sizing Spark"). Without it,
           shuffles keep spark.sql.shuffle.partitions and joins are chosen from the sizes
           Spark knows before running (those of the cached steps are exact).
         - spark.sql.inMemoryColumnarStorage.compressed off: the run's cached steps live for
@@ -202,7 +203,7 @@
         {%- do views.append(view) -%}
         {%- set empty = step | length > 2 and run_query(step[2]) | length == 0 -%}
         {% call statement('scd2_events_' ~ step[0]) %}
-            {{ 'cache table' if view in cached else 'create or replace temporary view' }}
+            {{ 'cache lazy table' if view in cached else 'create or replace temporary view' }}
             {{ view }} as
             {%- if empty %}
             select * from ({{ step[1] }}) where false
@@ -227,7 +228,7 @@
         {%- do cached.append(items_view) -%}
     {%- endif -%}
     {% call statement('scd2_events_items') %}
-        {{ 'cache table' if summary.set_aside else 'create or replace temporary view' }}
+        {{ 'cache lazy table' if summary.set_aside else 'create or replace temporary view' }}
         {{ items_view }} as
         {{ scd2_audit._scd2_events_items_sql(marked_view, summary.set_aside > 0) }}
     {% endcall %}
@@ -263,7 +264,7 @@
             the key's open version, if the table records no-ops and no event is set aside.
             Else whether there is a row is asked of the versions, computed as far as their
             first row: the steps leave them partitioned by the key, so Spark computes the
-            first partition and stops (with four partitions, a quarter of the work). -#}
+            first partition and stops. -#}
         {%- set writes = summary.applied > 0 and (
             (summary.applied_upserts > 0 and not summary.set_aside
                 and ctx.events.last_position is defined)
