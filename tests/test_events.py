@@ -342,10 +342,13 @@ RUN_SETTINGS = (
 def test_the_session_settings_are_put_back(dbt_project: ScratchProject) -> None:
     """A run changes Spark settings for its own statements (docs/events.md). They are put back
     after a run, after a run it fails itself, and, by the next run, after a run stopped by a
-    failing statement."""
+    failing statement. The steps a run cached are released with its views (dropping a cached
+    temporary view uncaches it), after a run and after a run it fails itself."""
     spark = dbt_project.spark
     spark.conf.set("spark.sql.adaptive.enabled", "true")
     before = {name: spark.conf.get(name) for name in RUN_SETTINGS}
+    cache = spark._jsparkSession.sharedState().cacheManager()
+    spark.catalog.clearCache()  # whatever earlier tests of this worker left
 
     def settings() -> dict[str, str]:
         return {name: spark.conf.get(name) for name in RUN_SETTINGS}
@@ -354,10 +357,12 @@ def test_the_session_settings_are_put_back(dbt_project: ScratchProject) -> None:
     write_events(dbt_project, [ev("c", 1, "A", 0)])
     run(dbt_project)
     assert settings() == before
+    assert cache.isEmpty()
 
     write_events(dbt_project, [ev("c", None, "B", 1)])
     assert "null key" in failure(dbt_project)
     assert settings() == before
+    assert cache.isEmpty()
 
     # A statement fails after the settings were changed: the run stops there.
     dbt_project.write(

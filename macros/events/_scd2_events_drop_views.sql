@@ -1,9 +1,7 @@
-{% macro _scd2_events_drop_views(views, cached) -%}
-    {#- Uncache and drop an scd2_events run's temporary views, last made first. -#}
+{% macro _scd2_events_drop_views(views) -%}
+    {#- Drop an scd2_events run's temporary views, last made first. Dropping a cached one
+        uncaches it (Spark's DropTableCommand), so no `uncache table` goes before. -#}
     {%- for view in views | reverse -%}
-        {%- if view in cached -%}
-            {% do scd2_audit._scd2_run_sql('uncache table if exists ' ~ view) %}
-        {%- endif -%}
         {% do scd2_audit._scd2_run_sql('drop view if exists ' ~ view) %}
     {%- endfor -%}
 {%- endmacro %}

@@ -215,7 +215,7 @@
     {%- do views.append(items_view) -%}
     {%- do views.append(versions_view) -%}
     {%- set summary = scd2_audit._scd2_events_summary(
-        ctx, marked_view, views, cached, conf_before) -%}
+        ctx, marked_view, views, conf_before) -%}
 
     {#- The first write of the run (the quarantine or the table) is after its last check. -#}
     {% if not adapter.check_schema_exists(model.database, model.schema) %}
@@ -224,9 +224,6 @@
 
     {#- Items of an event set aside are not applied: with anything set aside, the items are
         cached with that flag. -#}
-    {%- if summary.set_aside -%}
-        {%- do cached.append(items_view) -%}
-    {%- endif -%}
     {% call statement('scd2_events_items') %}
         {{ 'cache lazy table' if summary.set_aside else 'create or replace temporary view' }}
         {{ items_view }} as
@@ -235,7 +232,7 @@
     {%- if summary.set_aside -%}
         {%- set summary = scd2_audit._scd2_events_withheld(ctx, summary, items_view) -%}
         {% do scd2_audit._scd2_events_quarantine(
-            ctx, events_view, items_view, views, cached, conf_before) %}
+            ctx, events_view, items_view, views, conf_before) %}
     {%- endif -%}
 
     {%- set versions_sql = scd2_audit._scd2_events_versions_sql(ctx, items_view, not rebuild) -%}
@@ -281,9 +278,8 @@
                 overwrite reads the steps: they are dropped after it. -#}
             {%- if not overwrite -%}
                 {% do scd2_audit._scd2_run_sql('cache table ' ~ versions_view) %}
-                {%- do cached.append(versions_view) -%}
                 {% do scd2_audit._scd2_events_drop_views(
-                    views | reject('equalto', versions_view) | list, cached) %}
+                    views | reject('equalto', versions_view) | list) %}
                 {%- set views = [versions_view] -%}
             {%- endif -%}
             {%- set write_to = target_relation -%}
@@ -293,7 +289,7 @@
                     has not moved since the run began to read it. -#}
                 {%- set main_now = scd2_audit._scd2_events_main_snapshot(target_relation) -%}
                 {%- if main_now != base_snapshot -%}
-                    {% do scd2_audit._scd2_events_drop_views(views, cached) %}
+                    {% do scd2_audit._scd2_events_drop_views(views) %}
                     {% do scd2_audit._scd2_events_set_conf(conf_before, restore=true) %}
                     {% do scd2_audit._scd2_events_raise_moved(
                         ctx, target_relation, base_snapshot, main_now) %}
@@ -320,7 +316,7 @@
     {% endcall %}
     {% do scd2_audit._scd2_restore_sort_order(target_relation, ctx.get('kept_properties', {})) %}
 
-    {% do scd2_audit._scd2_events_drop_views(views, cached) %}
+    {% do scd2_audit._scd2_events_drop_views(views) %}
     {% do scd2_audit._scd2_events_set_conf(conf_before, restore=true) %}
     {%- if to_branch -%}
         {% do scd2_audit._scd2_events_publish(ctx, target_relation, branch, base_snapshot) %}

@@ -1,4 +1,4 @@
-{% macro _scd2_events_quarantine(ctx, events, items, views, cached, conf_before) -%}
+{% macro _scd2_events_quarantine(ctx, events, items, views, conf_before) -%}
     {#-
         Sets aside, in the quarantine table (ctx.quarantine, created on first use), every
         event with a late, ambiguous or malformed item: the event's own columns, then
@@ -7,8 +7,8 @@
         already there with the same reason is not added again, so a batch applied twice
         quarantines its events once.
         Runs before the versions are written: a run that fails after it leaves the events
-        there, and its rerun adds nothing. Fails first, dropping the run's `views`, uncaching
-        `cached` and putting back the session settings `conf_before` (as
+        there, and its rerun adds nothing. Fails first, dropping the run's `views` and putting
+        back the session settings `conf_before` (as
         _scd2_events_summary), when an event set aside is not found again in `events`.
     -#}
     {#- The events set aside, each with its reason: one row per event id. -#}
@@ -77,7 +77,7 @@
     {%- endset -%}
     {%- set counts = run_query(found).rows[0] -%}
     {%- if counts[0] != counts[1] -%}
-        {% do scd2_audit._scd2_events_drop_views(views, cached) %}
+        {% do scd2_audit._scd2_events_drop_views(views) %}
         {% do scd2_audit._scd2_events_set_conf(conf_before, restore=true) %}
         {{ exceptions.raise_compiler_error(
             "scd2_events model " ~ ctx.name ~ ": " ~ (counts[0] - counts[1]) ~ " of the "

@@ -1,7 +1,7 @@
-{% macro _scd2_events_summary(ctx, items, views, cached, conf_before) -%}
+{% macro _scd2_events_summary(ctx, items, views, conf_before) -%}
     {#-
         Counts of the run's classified items (_scd2_events_item_steps) by status, logged as one
-        line; fails the run (dropping the run's `views`, uncaching `cached`, putting back the
+        line; fails the run (dropping the run's `views`, putting back the
         session settings `conf_before`), before anything is written, on what its configuration
         does not set aside: malformed and ambiguous events unless
         on_malformed_event='quarantine', late events when on_late_event='fail'. The error
@@ -65,7 +65,7 @@
             ~ "every event") -%}
     {%- endif -%}
     {%- if failures -%}
-        {% do scd2_audit._scd2_events_drop_views(views, cached) %}
+        {% do scd2_audit._scd2_events_drop_views(views) %}
         {% do scd2_audit._scd2_events_set_conf(conf_before, restore=true) %}
         {{ exceptions.raise_compiler_error(
             "scd2_events model " ~ ctx.name ~ ": " ~ failures | join('; ')
