@@ -1881,6 +1881,57 @@ def test_events_whose_columns_change_keep_their_history(dbt_project: ScratchProj
     assert iceberg_commits(dbt_project, "history") == commits
 
 
+def test_a_struct_that_gained_a_field_fails_clearly_and_the_advice_works(
+    dbt_project: ScratchProject,
+) -> None:
+    """An event column holding a struct that gained a field (a new attribute in the source's
+    rows): Spark casts a struct only to one of as many fields, so the message's advice to cast
+    the column back could not be followed. The run fails before anything is written, showing
+    the table's fields selected by name; the model's select written so, the history goes on."""
+    base = "op string, ts timestamp, lsn bigint, before_id int"
+    write_model(dbt_project)
+    # Run 1: two addresses.
+    write_events(
+        dbt_project,
+        [
+            (1, ("Rue A", "Lyon"), "r", at(0), 0, None),
+            (2, ("Rue B", "Nantes"), "r", at(0), 0, None),
+        ],
+        ddl=f"id int, address struct<street: string, city: string>, {base}",
+    )
+    run1 = run(dbt_project)
+    before = all_rows(dbt_project, "history")
+    commits = iceberg_commits(dbt_project, "history")
+
+    # Run 2: the struct gains zip, and key 2 moves to Rennes.
+    write_events(
+        dbt_project,
+        [(2, ("Rue B", "Rennes", "35000"), "u", at(1), 0, 2)],
+        ddl=f"id int, address struct<street: string, city: string, zip: string>, {base}",
+    )
+    message = failure(dbt_project)
+    assert re.search(r"address is struct<street:string,\s*city:string> in the table", message)
+    by_name = "named_struct('street', address.street, 'city', address.city) as address"
+    assert by_name in message, message
+    assert "Nothing was written" in message
+    assert all_rows(dbt_project, "history") == before
+    assert iceberg_commits(dbt_project, "history") == commits
+
+    # The advice followed: key 2's move closes its version and opens one.
+    model = dbt_project.root / "models" / "history.sql"
+    model.write_text(
+        model.read_text().replace("select *", f"select id, {by_name}, op, ts, lsn, before_id")
+    )
+    run2 = run(dbt_project)
+    assert shaped_versions(dbt_project, "address.city") == [
+        (1, "Lyon", 0, None, None),
+        (2, "Nantes", 0, 1, "update"),
+        (2, "Rennes", 1, None, None),
+    ]
+    assert run2.invocation_id != run1.invocation_id
+    assert_generic_tests_pass(dbt_project)
+
+
 def test_the_quarantine_follows_the_events_columns(dbt_project: ScratchProject) -> None:
     """A late event with a column the quarantine table does not have yet is set aside with it;
     the events' gone columns are NULL in the rows set aside from then on."""

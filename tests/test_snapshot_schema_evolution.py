@@ -1232,6 +1232,55 @@ def test_map_columns_compared_by_check_fail_clearly_and_a_comparable_form_works(
     assert_generic_tests_pass(dbt_project)
 
 
+STRUCT_DDL = "id int, address struct<street: string, city: string>"
+GAINED_DDL = "id int, address struct<street: string, city: string, zip: string>"
+
+
+def test_a_struct_that_gained_a_field_fails_clearly_and_the_advice_works(
+    dbt_project: ScratchProject,
+) -> None:
+    """A struct column whose source gained a field (a new attribute of a nested source):
+    Spark casts a struct only to one of as many fields, so the message's advice to cast the
+    column back could not be followed. The run fails before anything is written, and the
+    message shows the table's fields selected by name; the snapshot's select written so, the
+    history goes on over the fields the table has."""
+    config = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"
+    # Day 1: two addresses.
+    write_source(dbt_project, [(1, ("Rue A", "Lyon")), (2, ("Rue B", "Nantes"))], STRUCT_DDL)
+    write_table_snapshot(dbt_project, config)
+    run1 = dbt_project.dbt("snapshot")
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+
+    # Day 2: the struct gains zip, and key 2 moves to Rennes.
+    write_source(
+        dbt_project,
+        [(1, ("Rue A", "Lyon", "69001")), (2, ("Rue B", "Rennes", "35000"))],
+        GAINED_DDL,
+    )
+    message = snapshot_failure(dbt_project)
+    assert re.search(r"address is struct<street:string,\s*city:string> in the snapshot", message)
+    by_name = "named_struct('street', address.street, 'city', address.city) as address"
+    assert by_name in message, message
+    assert "Nothing was written" in message
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
+
+    # The advice followed: key 2's move is a new version, key 1 is unchanged.
+    write_snapshot(
+        dbt_project, "snap", config, select=f"select id, {by_name} from {{{{ target.schema }}}}.src"
+    )
+    run2 = dbt_project.dbt("snapshot")
+    snap = history(dbt_project, "snap")
+    assert [(r["id"], r["address"]["city"], r["dbt_valid_to"] is None) for r in snap] == [
+        (1, "Lyon", True),
+        (2, "Nantes", False),
+        (2, "Rennes", True),
+    ]
+    assert_closed(snap[1], run1.invocation_id, run2.invocation_id)
+    assert_open(snap[2], run2.invocation_id)
+    assert_generic_tests_pass(dbt_project)
+
+
 def test_untyped_null_columns_fail_clearly(dbt_project: ScratchProject) -> None:
     """A select that adds `null as note` (Spark's void type; `array()` holds it too): Iceberg
     cannot store it, and the run failed with "Not a supported type: void", naming neither the

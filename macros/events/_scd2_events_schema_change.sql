@@ -166,9 +166,10 @@
             "scd2_events model " ~ ctx.name ~ ": an event column changed type in a way the "
             ~ "history cannot follow: " ~ incompatible | join('; ') ~ ". In place, a column "
             ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
-            ~ "at the same scale). Nothing was written; the table is unchanged. Cast the column "
-            ~ "back to the table's type in the model's select, or select the new values under a "
-            ~ "new column name. (Spark types a JSON field that was null on every line of the "
+            ~ "at the same scale). Nothing was written; the table is unchanged. "
+            ~ scd2_audit._scd2_type_change_advice(classified.incompatible
+                | rejectattr(0, 'in', recast) | list, "the model's select")
+            ~ " (Spark types a JSON field that was null on every line of the "
             ~ "first batch as a string: declare the JSON relation's schema, create table ... "
             ~ "(op string, before struct<...>, ...) using json location ..., so that every "
             ~ "batch reads alike.)") }}

@@ -70,9 +70,8 @@
             "Snapshot '" ~ model.name ~ "': a source column changed type in a way the history "
             ~ "cannot follow: " ~ incompatible | join('; ') ~ ". In place, a snapshot column "
             ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
-            ~ "at the same scale). Nothing was written; the snapshot table is unchanged. Cast "
-            ~ "the column back to the table's type in the snapshot's select, or select the new "
-            ~ "values under a new column name.") }}
+            ~ "at the same scale). Nothing was written; the snapshot table is unchanged. "
+            ~ scd2_audit._scd2_type_change_advice(changed, "the snapshot's select")) }}
     {%- endif -%}
     {%- do classified.update({'null_only': null_only, 'rebuild': false}) -%}
     {{ return(classified) }}
