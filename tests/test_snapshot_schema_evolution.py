@@ -1264,8 +1264,20 @@ def test_a_struct_that_gained_a_field_fails_clearly_and_the_advice_works(
     assert "Nothing was written" in message
     assert all_rows(dbt_project) == before
     assert iceberg_commits(dbt_project) == commits
+    # A struct that lost a field and retyped another: the example puts each back.
+    write_source(dbt_project, [(1, (69001, 7))], "id int, address struct<zip: int, city: int>")
+    assert (
+        "named_struct('street', cast(null as string), 'city', cast(address.city as string)) "
+        "as address"
+    ) in snapshot_failure(dbt_project)
+    assert all_rows(dbt_project) == before
 
     # The advice followed: key 2's move is a new version, key 1 is unchanged.
+    write_source(
+        dbt_project,
+        [(1, ("Rue A", "Lyon", "69001")), (2, ("Rue B", "Rennes", "35000"))],
+        GAINED_DDL,
+    )
     write_snapshot(
         dbt_project, "snap", config, select=f"select id, {by_name} from {{{{ target.schema }}}}.src"
     )

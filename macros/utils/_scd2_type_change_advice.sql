@@ -6,36 +6,44 @@
         `select_name` names the select to change ("the snapshot's select").
         A struct that gained, lost or renamed fields cannot be cast back: Spark casts a struct
         only to one of as many fields, so the advice to cast left a user with a struct that
-        gained a field (a new attribute of a JSON source) nowhere to go. For such a column
-        whose new struct still has every field of the table's, the advice shows the table's
-        fields selected by name, which the history takes as it is.
+        gained a field (a new attribute of a JSON source) nowhere to go. For a struct column
+        whose new type is a struct too, the advice shows the table's fields selected by name,
+        in the table's types (a field the source lost as a NULL of its type), which the
+        history takes as it is.
     -#}
     {%- set examples = [] -%}
     {%- for name, table_type, new_type in changed -%}
         {%- set table_fields = scd2_audit._scd2_struct_fields(table_type) -%}
         {%- set new_fields = scd2_audit._scd2_struct_fields(new_type) -%}
         {%- if table_fields and new_fields -%}
-            {%- set new_names = new_fields | map(attribute=0) | list -%}
+            {%- set new_types = {} -%}
+            {%- for field, field_type in new_fields -%}
+                {%- do new_types.update({field: field_type}) -%}
+            {%- endfor -%}
             {%- set column = name if scd2_audit._scd2_is_plain_name(name)
                 else scd2_audit._scd2_quote(name) -%}
             {%- set fields = [] -%}
-            {%- for field, field_type in table_fields if field in new_names -%}
+            {%- for field, field_type in table_fields -%}
                 {%- set reference = column ~ '.' ~ (field if scd2_audit._scd2_is_plain_name(field)
                     else scd2_audit._scd2_quote(field)) -%}
-                {%- do fields.append("'" ~ field | replace("'", "\\'") ~ "', " ~ reference) -%}
+                {%- if field not in new_types -%}
+                    {%- set value = 'cast(null as ' ~ field_type ~ ')' -%}
+                {%- elif new_types[field] != field_type -%}
+                    {%- set value = 'cast(' ~ reference ~ ' as ' ~ field_type ~ ')' -%}
+                {%- else -%}
+                    {%- set value = reference -%}
+                {%- endif -%}
+                {%- do fields.append("'" ~ field | replace("'", "\\'") ~ "', " ~ value) -%}
             {%- endfor -%}
-            {%- if fields | length == table_fields | length -%}
-                {%- do examples.append('named_struct(' ~ fields | join(', ') ~ ') as ' ~ column) -%}
-            {%- endif -%}
+            {%- do examples.append('named_struct(' ~ fields | join(', ') ~ ') as ' ~ column) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- set advice = "Cast the column back to the table's type in " ~ select_name ~ ", or "
         ~ "select the new values under a new column name." -%}
     {%- if examples -%}
         {%- set advice = advice ~ " A struct cannot be cast to one with other fields: select "
-            ~ "the table's fields by name instead (each cast to its type in the table where "
-            ~ "that changed), e.g. " ~ examples | join(', ') ~ "; the new fields can go "
-            ~ "under a new column name." -%}
+            ~ "the table's fields by name instead, as " ~ examples | join(', ') ~ " (a field "
+            ~ "the source lost as NULL); new fields can go under a new column name." -%}
     {%- endif -%}
     {{ return(advice) }}
 {%- endmacro %}
