@@ -17,6 +17,7 @@ import pytest
 from dbt_common.tests import enable_test_caching
 from pyspark.sql import SparkSession
 
+from python_helpers.runtime.lakehouse import SHORT_RUN_JIT_OPTIONS
 from python_helpers.runtime.session import lakehouse_session
 from python_helpers.tooling.scratch import ScratchProject
 
@@ -26,7 +27,7 @@ from python_helpers.tooling.scratch import ScratchProject
 # so that xdist's workers and every subprocess inherit it through the environment (an earlier
 # version restored the options inherited from xdist's controller for the workers' JVMs, and
 # so gave them the 48 MiB cache C1 gets by default, which they filled).
-JIT_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=256m")
+JIT_OPTIONS = SHORT_RUN_JIT_OPTIONS
 _inherited = os.environ.get("JAVA_TOOL_OPTIONS", "").split()
 os.environ["JAVA_TOOL_OPTIONS"] = " ".join(
     [*(o for o in _inherited if o not in JIT_OPTIONS), *JIT_OPTIONS]

@@ -14,6 +14,7 @@ from python_helpers.pipeline.run import (
     StepTimer,
     _thrift_engine,
     build_parser,
+    local_engine_conf,
     main,
     report,
     run_days,
@@ -406,3 +407,18 @@ def test_a_thrift_port_that_is_no_number_is_an_argument_error(
     monkeypatch.setenv("SPARK_THRIFT_PORT", "abc")
     with pytest.raises(PipelineError, match="SPARK_THRIFT_PORT: not a port number: 'abc'"):
         _thrift_engine(PipelineOptions(target="thrift"))
+
+
+def test_small_days_run_on_a_jvm_that_compiles_with_c1_alone() -> None:
+    """The local engine's driver JVM compiles with C1 alone on days of up to 100,000 rows
+    (the demo's defaults), keeping the lakehouse's own JVM options; larger days keep the JVM's
+    defaults, where C2's faster code repays its compiling."""
+    small = local_engine_conf(PipelineOptions())
+    options = small["spark.driver.extraJavaOptions"].split()
+    assert options[-2:] == ["-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=256m"]
+    assert any(o.startswith("-Dderby.system.home=") for o in options)
+    assert "-Duser.timezone=UTC" in options
+    at_limit = PipelineOptions(no_init_recs=100_000, no_incr_recs=100_000)
+    assert local_engine_conf(at_limit) == small
+    assert local_engine_conf(PipelineOptions(no_init_recs=100_001)) == {}
+    assert local_engine_conf(PipelineOptions(no_incr_recs=1_000_000)) == {}

@@ -245,8 +245,19 @@ def _local_engine(options: PipelineOptions) -> tuple[SparkSession, Executor]:
     wipe = options.fresh and SparkContext._active_spark_context is None and not has_metastore()
     if wipe:
         fresh_lakehouse()
-    spark = lakehouse_session("scd2-lakehouse-pipeline")
+    spark = lakehouse_session("scd2-lakehouse-pipeline", extra_conf=local_engine_conf(options))
     return spark, _session_executor(spark, options, drop_tables=options.fresh and not wipe)
+
+
+def local_engine_conf(options: PipelineOptions) -> dict[str, str]:
+    """Settings of the local engine's session beyond the lakehouse's: on days of at most
+    ``SHORT_RUN_MAX_ROWS`` rows (the demo's defaults), the driver JVM compiles with C1 alone
+    (:data:`python_helpers.runtime.lakehouse.SHORT_RUN_JIT_OPTIONS`, which says why)."""
+    from python_helpers.runtime.lakehouse import SHORT_RUN_MAX_ROWS, short_run_conf
+
+    if max(options.no_init_recs, options.no_incr_recs) <= SHORT_RUN_MAX_ROWS:
+        return short_run_conf()
+    return {}
 
 
 def _session_executor(spark: SparkSession, options: PipelineOptions, drop_tables: bool) -> Executor:

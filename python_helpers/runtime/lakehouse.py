@@ -184,6 +184,24 @@ def spark_conf(include_jars: bool = True) -> dict[str, str]:
     return conf
 
 
+# HotSpot's C1 compiler alone, in a code cache large enough for Spark's generated code (C1
+# alone gets 48 MiB, which Spark fills). For a JVM that lives a minute or two on small data on
+# few cores, C2's compiling costs more CPU than its faster code gives back: the demo with its
+# defaults (10,000 rows a day) took 61 and 65 s with it against 68 and 79 s without, and at
+# 100,000 rows a day 105 and 109 s against 127 and 134 s (2026-11-28, alternating). The test
+# suite's JVMs use it too (tests/conftest.py); docs/performance.md, "Sizing Spark".
+SHORT_RUN_JIT_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=256m")
+# The largest day (rows) a pipeline run counts as small: both measured sizes gained.
+SHORT_RUN_MAX_ROWS = 100_000
+
+
+def short_run_conf() -> dict[str, str]:
+    """The driver JVM's options of :func:`spark_conf` plus :data:`SHORT_RUN_JIT_OPTIONS`, for
+    a session started for a short run on small data (applies when it starts the JVM)."""
+    options = spark_conf(include_jars=False)["spark.driver.extraJavaOptions"]
+    return {"spark.driver.extraJavaOptions": " ".join([options, *SHORT_RUN_JIT_OPTIONS])}
+
+
 def physical_memory_bytes() -> int | None:
     """This machine's memory, or None where the OS does not say."""
     try:
