@@ -27,10 +27,9 @@ from python_helpers.tooling.scratch import ScratchProject
 # so that xdist's workers and every subprocess inherit it through the environment (an earlier
 # version restored the options inherited from xdist's controller for the workers' JVMs, and
 # so gave them the 48 MiB cache C1 gets by default, which they filled).
-JIT_OPTIONS = SHORT_RUN_JIT_OPTIONS
 _inherited = os.environ.get("JAVA_TOOL_OPTIONS", "").split()
 os.environ["JAVA_TOOL_OPTIONS"] = " ".join(
-    [*(o for o in _inherited if o not in JIT_OPTIONS), *JIT_OPTIONS]
+    [*(o for o in _inherited if o not in SHORT_RUN_JIT_OPTIONS), *SHORT_RUN_JIT_OPTIONS]
 )
 
 # dbt writes manifest.json (and run_results.json) twice per invocation, which took about a

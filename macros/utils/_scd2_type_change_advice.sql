@@ -33,7 +33,7 @@
                 {%- else -%}
                     {%- set value = reference -%}
                 {%- endif -%}
-                {%- do fields.append("'" ~ field | replace("'", "\\'") ~ "', " ~ value) -%}
+                {%- do fields.append(scd2_audit._scd2_sql_string(field) ~ ', ' ~ value) -%}
             {%- endfor -%}
             {%- do examples.append('named_struct(' ~ fields | join(', ') ~ ') as ' ~ column) -%}
         {%- endif -%}

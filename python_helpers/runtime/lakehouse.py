@@ -163,10 +163,7 @@ def spark_conf(include_jars: bool = True) -> dict[str, str]:
         # informational, and its refusal failed the commit with CommitStateUnknownException.
         "spark.hadoop.hive.metastore.disallow.incompatible.col.type.changes": "false",
         "spark.sql.session.timeZone": "UTC",
-        # Spark splits these options like a shell: a folder with a space needs the quotes.
-        "spark.driver.extraJavaOptions": (
-            f"-Dderby.system.home={shlex.quote(str(lake))} -Duser.timezone=UTC"
-        ),
+        "spark.driver.extraJavaOptions": driver_java_options(),
         "spark.local.dir": str(lake / "tmp"),
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
@@ -195,11 +192,18 @@ SHORT_RUN_JIT_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=2
 SHORT_RUN_MAX_ROWS = 100_000
 
 
+def driver_java_options() -> str:
+    """The driver JVM's options the lakehouse needs (:func:`spark_conf`): Derby's home in the
+    lakehouse, and UTC."""
+    # Spark splits these options like a shell: a folder with a space needs the quotes.
+    return f"-Dderby.system.home={shlex.quote(str(lakehouse_dir()))} -Duser.timezone=UTC"
+
+
 def short_run_conf() -> dict[str, str]:
-    """The driver JVM's options of :func:`spark_conf` plus :data:`SHORT_RUN_JIT_OPTIONS`, for
-    a session started for a short run on small data (applies when it starts the JVM)."""
-    options = spark_conf(include_jars=False)["spark.driver.extraJavaOptions"]
-    return {"spark.driver.extraJavaOptions": " ".join([options, *SHORT_RUN_JIT_OPTIONS])}
+    """:func:`driver_java_options` plus :data:`SHORT_RUN_JIT_OPTIONS`, for a session started
+    for a short run on small data (applies when it starts the JVM)."""
+    options = " ".join([driver_java_options(), *SHORT_RUN_JIT_OPTIONS])
+    return {"spark.driver.extraJavaOptions": options}
 
 
 def physical_memory_bytes() -> int | None:
