@@ -188,7 +188,8 @@ def spark_conf(include_jars: bool = True) -> dict[str, str]:
 # 100,000 rows a day 105 and 109 s against 127 and 134 s (2026-11-28, alternating). The test
 # suite's JVMs use it too (tests/conftest.py); docs/performance.md, "Sizing Spark".
 SHORT_RUN_JIT_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=256m")
-# The largest day (rows) a pipeline run counts as small: both measured sizes gained.
+# The largest day (rows) a pipeline run counts as small: both measured sizes gained, and at
+# 1,000,000 rows a day C1 alone was slower (docs/performance.md, "Sizing Spark").
 SHORT_RUN_MAX_ROWS = 100_000
 
 
