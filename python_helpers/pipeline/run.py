@@ -34,9 +34,11 @@ from python_helpers.generator.spec import SOURCE_TABLE, InvalidGeneratorArgument
 from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError, run_dbt
 from python_helpers.runtime.lakehouse import (
     PROJECT_ROOT,
+    SHORT_RUN_MAX_ROWS,
     environment_variable,
     lakehouse_dir,
     metastore_dir,
+    short_run_conf,
     warehouse_dir,
 )
 
@@ -253,8 +255,6 @@ def local_engine_conf(options: PipelineOptions) -> dict[str, str]:
     """Settings of the local engine's session beyond the lakehouse's: on days of at most
     ``SHORT_RUN_MAX_ROWS`` rows (the demo's defaults), the driver JVM compiles with C1 alone
     (:data:`python_helpers.runtime.lakehouse.SHORT_RUN_JIT_OPTIONS`, which says why)."""
-    from python_helpers.runtime.lakehouse import SHORT_RUN_MAX_ROWS, short_run_conf
-
     if max(options.no_init_recs, options.no_incr_recs) <= SHORT_RUN_MAX_ROWS:
         return short_run_conf()
     return {}

@@ -183,13 +183,11 @@ def spark_conf(include_jars: bool = True) -> dict[str, str]:
 
 # HotSpot's C1 compiler alone, in a code cache large enough for Spark's generated code (C1
 # alone gets 48 MiB, which Spark fills). For a JVM that lives a minute or two on small data on
-# few cores, C2's compiling costs more CPU than its faster code gives back: the demo with its
-# defaults (10,000 rows a day) took 61 and 65 s with it against 68 and 79 s without, and at
-# 100,000 rows a day 105 and 109 s against 127 and 134 s (2026-11-28, alternating). The test
-# suite's JVMs use it too (tests/conftest.py); docs/performance.md, "Sizing Spark".
+# few cores, C2's compiling costs more CPU than its faster code gives back; on large days C2's
+# code repays it. The test suite's JVMs use it too (tests/conftest.py). The measurements, and
+# those behind SHORT_RUN_MAX_ROWS: docs/performance.md, "Sizing Spark".
 SHORT_RUN_JIT_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=256m")
-# The largest day (rows) a pipeline run counts as small: both measured sizes gained, and at
-# 1,000,000 rows a day C1 alone was slower (docs/performance.md, "Sizing Spark").
+# The largest day (rows) a pipeline run counts as small: the largest measured size that gained.
 SHORT_RUN_MAX_ROWS = 100_000
 
 
