@@ -120,9 +120,10 @@ class Model:
     def _apply(self, key: int, item: Item, batch: int) -> None:
         current = self.open_version(key)
         live = current is not None and not current.deleted
-        if current is not None:
-            # Whatever the item does, the open version (a deletion record too) takes its
-            # position as the key's mark; a key with no open version has nowhere to hold it.
+        if current is not None or item.kind == "upsert":
+            # Whatever the item does, the open version (a deletion record too, or the one the
+            # upsert opens) takes its position as the key's mark; a delete of a key with no
+            # open version has nowhere to hold it.
             self.marks[key] = item.position
         if item.kind == "upsert":
             if live and item.previous_key is None and current.name == item.name:
@@ -137,7 +138,6 @@ class Model:
             self.history.setdefault(key, []).append(
                 Version(item.name, item.position, batch, previous_key=item.previous_key)
             )
-            self.marks[key] = item.position
         elif not live:
             self.seen[f"{item.kind} of {'a deleted' if current else 'an absent'} key"] += 1
         else:
