@@ -25,6 +25,7 @@ machine):
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -46,7 +47,8 @@ SMALL_RUNS, SMALL_MAX_ROWS, SMALL_WARM_RUNS = 8, 10_000, 4
 # Cold runs start a JVM each (about 10 to 20 s): fewer.
 COLD_RUNS = 4
 # The cold plain read, a process of its own: Spark from spark-defaults.conf, as dbt's session
-# starts it; arguments: the schema, then (table, file URI, schema DDL) per file.
+# starts it; arguments: the schema (which the first, unrecorded dbt seed creates), then
+# (table, file URI, schema DDL) per file.
 PLAIN_READ_SCRIPT = """
 import sys
 from pyspark.sql import SparkSession
@@ -58,6 +60,10 @@ plain_read(SparkSession.builder.getOrCreate(), sys.argv[1], zip(*[iter(sys.argv[
 
 class BenchmarkSetupError(RuntimeError):
     """The scratch project cannot be set up as the benchmark needs."""
+
+
+class BenchmarkRunError(RuntimeError):
+    """A command the benchmark times failed."""
 
 
 @dataclass(frozen=True)
@@ -84,8 +90,8 @@ def _project(root: Path, schema: str, spark: SparkSession, stock: bool = False):
 
 def plain_read(spark: SparkSession, schema: str, files: Iterable[tuple[str, str, str]]) -> None:
     """The reference: each (table, file URI, schema DDL) read by Spark's CSV reader with that
-    schema and written to ``<schema>.<table>`` by an Iceberg ``createOrReplace``."""
-    spark.sql(f"create schema if not exists {schema}")
+    schema and written to ``<schema>.<table>`` (which must exist) by an Iceberg
+    ``createOrReplace``."""
     for table, uri, ddl in files:
         read = spark.read.schema(ddl).csv(uri, header=True)
         read.writeTo(f"{schema}.{table}").using("iceberg").createOrReplace()
@@ -103,33 +109,45 @@ def _plain_files(data, seeds_dir: Path) -> list[tuple[str, str, str]]:
 
 
 def _plain_spark(spark: SparkSession, data, seeds_dir: Path, schema: str) -> float:
+    files = _plain_files(data, seeds_dir)
     started = time.perf_counter()
-    plain_read(spark, schema, _plain_files(data, seeds_dir))
+    plain_read(spark, schema, files)
     return time.perf_counter() - started
 
 
-def _cold_runs(data, seeds_dir: Path, scratch: Path) -> tuple[float, float]:
+def _wait_for_group(group: int, timeout: float = 120.0) -> None:
+    """Wait until no process of process group ``group`` is left (a JVM stopping)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    raise BenchmarkRunError(f"processes of group {group} still running after {timeout:.0f} s")
+
+
+def _cold_runs(spark: SparkSession, data, seeds_dir: Path, scratch: Path) -> tuple[float, float]:
     """Fastest cold ``dbt seed`` and cold plain read (seconds), each a process of its own on a
-    private lakehouse under ``scratch``, as a user runs them by hand."""
-    from python_helpers.generator.output import DEFAULT_SEEDS_DIR
+    private lakehouse under ``scratch``, as a user runs them by hand: timed until the process
+    exits, as a shell gives its prompt back (its output goes to ``scratch/commands.log``).
+    Its JVM may still be stopping then: the next command waits, untimed, until every process
+    it started has ended, since the embedded metastore admits one JVM at a time."""
     from python_helpers.runtime.lakehouse import PROJECT_ROOT
     from python_helpers.tooling.private_metastore import prepare_private_lakehouse
-    from python_helpers.tooling.scratch import PROJECT_DIRS, PROJECT_FILES
 
-    project = scratch / "project"
-    project.mkdir(parents=True)
-    for name in PROJECT_FILES:
-        shutil.copy(PROJECT_ROOT / name, project / name)
-    for name in PROJECT_DIRS:
-        shutil.copytree(PROJECT_ROOT / name, project / name)
-    shutil.copytree(seeds_dir, project / DEFAULT_SEEDS_DIR)
     schema = "bench_seed_cold"
+    copy = _project(scratch / "project", schema, spark)
+    shutil.copytree(seeds_dir, copy.generated_seeds)
+    project = copy.root
     env = {
         **prepare_private_lakehouse(scratch / "lakehouse"),
         "DBT_SCHEMA": schema,
+        "DBT_TARGET": "local",
         "PYTHONPATH": str(PROJECT_ROOT),
     }
-    tables = [part for file in _plain_files(data, seeds_dir) for part in file]
+    file_args = [part for file in _plain_files(data, seeds_dir) for part in file]
+    log = scratch / "commands.log"
     bin_dir = Path(sys.executable).parent
     commands = (
         [
@@ -141,17 +159,26 @@ def _cold_runs(data, seeds_dir: Path, scratch: Path) -> tuple[float, float]:
             "--profiles-dir",
             str(project),
         ],
-        [sys.executable, "-c", PLAIN_READ_SCRIPT, schema, *tables],
+        [sys.executable, "-c", PLAIN_READ_SCRIPT, schema, *file_args],
     )
 
     def timed(command: list[str]) -> float:
-        started = time.perf_counter()
-        done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise BenchmarkSetupError(
-                f"{command[0]} exited {done.returncode}: {(done.stdout + done.stderr)[-2000:]}"
+        with log.open("w") as output:
+            started = time.perf_counter()
+            process = subprocess.Popen(
+                command,
+                cwd=project,
+                env=env,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
-        return time.perf_counter() - started
+            code = process.wait()
+            seconds = time.perf_counter() - started
+            _wait_for_group(process.pid)
+        if code != 0:
+            raise BenchmarkRunError(f"{command[0]} exited {code}: {log.read_text()[-2000:]}")
+        return seconds
 
     for command in commands:  # dbt's first parse, the tables' creation: not measured
         timed(command)
@@ -212,7 +239,7 @@ def time_size(
         stock = legacy.dbt("seed", "--quiet").seconds
     cold = (None, None)
     if measure_cold and rows <= SMALL_MAX_ROWS:
-        cold = _cold_runs(data, seeds_dir, scratch / f"cold-{rows}")
+        cold = _cold_runs(spark, data, seeds_dir, scratch / f"cold-{rows}")
     fastest = min(ours_runs)
     timing = SeedTiming(
         rows, megabytes, fastest[0], fastest[1], min(reference_runs), sql_inserts, stock, *cold
@@ -284,9 +311,9 @@ def seed_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path)
             f"{t.cold_ours:.1f} s against {t.cold_reference:.1f} s for the same plain read "
             f"in a Python script ({t.cold_ours / t.cold_reference:.2f}x), each a process of "
             "its own that starts Spark from the rendered `spark-defaults.conf` (so the JVM's "
-            "start, Iceberg's and the metastore's in both, and dbt's import and parse in "
-            f"ours), on a private lakehouse; fastest of {COLD_RUNS} alternating runs after "
-            "one unrecorded run of each. The table above is the strict measure: warm, in one "
-            "session, where dbt's own work weighs most.",
+            "start, Iceberg's and the metastore's in both, and dbt's import and reading of its "
+            f"saved parse in ours), on a private lakehouse; fastest of {COLD_RUNS} alternating "
+            "runs after one unrecorded run of each. The table above is the strict measure: "
+            "warm, in one session, where dbt's own work weighs most.",
         ]
     return "\n".join(lines)
