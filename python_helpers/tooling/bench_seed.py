@@ -75,8 +75,8 @@ class SeedTiming:
     reference: float
     sql_inserts: float | None
     stock: float | None
-    cold_ours: float | None = None
-    cold_reference: float | None = None
+    # Cold (as by hand): the fastest dbt seed and plain read, each a process of its own.
+    cold: tuple[float, float] | None = None
 
 
 def _project(root: Path, schema: str, spark: SparkSession, stock: bool = False):
@@ -137,9 +137,9 @@ def _cold_runs(spark: SparkSession, data, seeds_dir: Path, scratch: Path) -> tup
     from python_helpers.tooling.private_metastore import prepare_private_lakehouse
 
     schema = "bench_seed_cold"
-    copy = _project(scratch / "project", schema, spark)
-    shutil.copytree(seeds_dir, copy.generated_seeds)
-    project = copy.root
+    scratch_project = _project(scratch / "project", schema, spark)
+    shutil.copytree(seeds_dir, scratch_project.generated_seeds)
+    project = scratch_project.root
     env = {
         **prepare_private_lakehouse(scratch / "lakehouse"),
         "DBT_SCHEMA": schema,
@@ -237,12 +237,12 @@ def time_size(
         legacy = _project(scratch / f"stock-{rows}", f"{schema}_stock", spark, stock=True)
         shutil.copytree(seeds_dir, legacy.generated_seeds)
         stock = legacy.dbt("seed", "--quiet").seconds
-    cold = (None, None)
+    cold = None
     if measure_cold and rows <= SMALL_MAX_ROWS:
         cold = _cold_runs(spark, data, seeds_dir, scratch / f"cold-{rows}")
     fastest = min(ours_runs)
     timing = SeedTiming(
-        rows, megabytes, fastest[0], fastest[1], min(reference_runs), sql_inserts, stock, *cold
+        rows, megabytes, fastest[0], fastest[1], min(reference_runs), sql_inserts, stock, cold
     )
     print(f"seed: {rows:,} rows: {timing}", flush=True)
     return timing
@@ -303,13 +303,15 @@ def seed_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Path)
         "then reads the header in a job of its own and the result line needs a count of the "
         "table.",
     ]
-    cold = [t for t in timings if t.cold_ours is not None and t.cold_reference is not None]
-    for t in cold:
+    for t in timings:
+        if t.cold is None:
+            continue
+        cold_ours, cold_reference = t.cold
         lines += [
             "",
             f"Cold, as by hand, at {t.rows:,} rows: `dbt seed` on the command line "
-            f"{t.cold_ours:.1f} s against {t.cold_reference:.1f} s for the same plain read "
-            f"in a Python script ({t.cold_ours / t.cold_reference:.2f}x), each a process of "
+            f"{cold_ours:.1f} s against {cold_reference:.1f} s for the same plain read "
+            f"in a Python script ({cold_ours / cold_reference:.2f}x), each a process of "
             "its own that starts Spark from the rendered `spark-defaults.conf` (so the JVM's "
             "start, Iceberg's and the metastore's in both, and dbt's import and reading of its "
             f"saved parse in ours), on a private lakehouse; fastest of {COLD_RUNS} alternating "
