@@ -97,7 +97,8 @@ def json_batch(project: ScratchProject, folder, lines: list[str]) -> None:
     raw = project.table("debezium_raw")
     project.spark.sql(f"drop table if exists {raw}")
     project.spark.sql(f"create table {raw} using json location '{folder}'")
-    # Spark 3.5 otherwise keeps reading the dropped table's files under the same name.
+    # Spark 3.5 otherwise keeps reading the dropped table's files under the same name, in the
+    # tests' own reads of it (a run refreshes the relation itself).
     project.spark.sql(f"refresh table {raw}")
 
 
@@ -573,10 +574,23 @@ def test_malformed_event_fails_before_anything_is_written(malformed: Malformed, 
 
 
 def test_ambiguous_events_fail(dbt_project: ScratchProject) -> None:
+    """Two different events of one key at one position fail the run, saying what to do: a
+    tie-breaker, or, for two deliveries of one change that differ in a column the select adds
+    (every other column is a value column by default), that column left out of
+    event_value_columns, which then takes them as one event."""
     write_model(dbt_project)
     write_events(dbt_project, [ev("c", 1, "A", 0, lsn=7), ev("c", 1, "B", 0, lsn=7)])
-    assert "tie-breaker" in failure(dbt_project)
+    message = failure(dbt_project)
+    assert "tie-breaker" in message and "event_value_columns" in message, message
     assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
+
+    # One create delivered twice, loaded at two times.
+    delivered = [(*ev("c", 1, "A", 0), "00:01"), (*ev("c", 1, "A", 0), "00:05")]
+    write_events(dbt_project, delivered, ddl=f"{EVENTS_DDL}, loaded_at string")
+    assert "2 event(s) with the key and position" in failure(dbt_project)
+    write_model(dbt_project, "event_value_columns=['name'],")
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [(1, "A", 0, None, None)]
 
 
 def test_events_of_a_time_that_is_no_timestamp_a_map_a_void_a_bad_name_or_old_key_are_refused(
@@ -1557,8 +1571,51 @@ def test_debezium_table_whose_schema_a_first_batch_of_reads_fixed(
         + change("d", {"id": 2, "name": "Bob"}, None, t0 + 2 * hour, 13)
         + "\nnull\n"
     )
-    dbt_project.spark.sql(f"refresh table {raw}")
+    # No `refresh table` here: the macro refreshes the relation it reads (the session still
+    # lists batch 1 alone otherwise).
     assert dbt_project.spark.sql(before_type).dtypes == [("before", "string")]
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [
+        (1, "Alice", 0, 1, "update"),
+        (1, "Angela", 1, None, None),
+        (2, "Bob", 0, 2, "delete"),
+    ]
+
+
+def test_events_in_files_are_read_as_they_are_now(dbt_project: ScratchProject, tmp_path) -> None:
+    """Events in a JSON table over a folder that a writer adds a file to each day, read
+    through source(), the model run twice in one Spark session (as a notebook or a long-lived
+    process runs dbt). Spark keeps such a table's list of files for the session: without the
+    run's refresh, the second run read batch 1 alone and reported success."""
+    folder = tmp_path / "events"
+    folder.mkdir()
+
+    def batch(name: str, *events: tuple) -> None:
+        rows = [
+            {"id": key, "name": value, "op": op, "ts": f"2024-01-01T{hour:02d}:00:00Z", "lsn": 0}
+            | ({} if old is None else {"before_id": old})
+            for op, key, value, hour, old in events
+        ]
+        (folder / name).write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+    batch("batch-1.json", ("c", 1, "Alice", 0, None), ("c", 2, "Bob", 0, None))
+    dbt_project.source_over_files("landing", "landed_events", EVENTS_DDL, "json", folder)
+    dbt_project.write(
+        "models/history.sql",
+        """
+        {{ config(
+            materialized='scd2_events',
+            unique_key='id',
+            event_order_by=['ts', 'lsn'],
+            event_old_key_columns=['before_id'],
+        ) }}
+        select * from {{ source('landing', 'landed_events') }}
+        """,
+    )
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [(1, "Alice", 0, None, None), (2, "Bob", 0, None, None)]
+
+    batch("batch-2.json", ("u", 1, "Angela", 1, 1), ("d", 2, None, 2, None))
     run(dbt_project)
     assert brief(versions(dbt_project)) == [
         (1, "Alice", 0, 1, "update"),

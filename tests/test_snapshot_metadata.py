@@ -82,6 +82,60 @@ def test_check_strategy_invalidate_records_runs(
     assert v1_old["audit_update_ts"] == v3["audit_update_ts"] == v4["audit_insert_ts"]
 
 
+def test_a_source_of_files_is_read_as_it_is_now(dbt_project: ScratchProject, tmp_path) -> None:
+    """A snapshot of a table over a folder of CSV files (a daily extract, replaced in place),
+    read through source() and run day after day in one Spark session (as a notebook or a
+    long-lived process runs dbt). Spark keeps such a table's list of files for the session:
+    without the snapshot's refresh, day 2 failed on day 1's file, gone by then, and a file
+    added beside day 2's was not read, the run reporting success."""
+    folder = tmp_path / "extract"
+    folder.mkdir()
+    (folder / "day1.csv").write_text("\n".join(DAY1) + "\n")
+    ddl = "id int, name string, amount int"
+    dbt_project.source_over_files("landing", "extract", ddl, "csv", folder)
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
+        select="select * from {{ source('landing', 'extract') }}",
+    )
+    run1 = dbt_project.dbt("snapshot")
+    # Day 1: three open versions.
+    assert [(r["id"], r["amount"], r["dbt_valid_to"]) for r in history(dbt_project, "snap")] == [
+        (1, 10, None),
+        (2, 20, None),
+        (3, 30, None),
+    ]
+
+    (folder / "day1.csv").unlink()
+    (folder / "day2.csv").write_text("\n".join(DAY2) + "\n")
+    run2 = dbt_project.dbt("snapshot")
+    # Day 2: 1 updated, 2 unchanged, 3 deleted, 4 new.
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10, False),
+        (1, 11, True),
+        (2, 20, True),
+        (3, 30, False),
+        (4, 40, True),
+    ]
+    assert_closed(rows[3], run1.invocation_id, run2.invocation_id)
+
+    # Day 3: a file added beside day 2's brings key 5; nothing else changes.
+    (folder / "day3.csv").write_text("5,e,50\n")
+    run3 = dbt_project.dbt("snapshot")
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10, False),
+        (1, 11, True),
+        (2, 20, True),
+        (3, 30, False),
+        (4, 40, True),
+        (5, 50, True),
+    ]
+    assert_open(rows[5], run3.invocation_id)
+
+
 def test_timestamp_strategy(dbt_project: ScratchProject) -> None:
     write_snapshot(
         dbt_project,

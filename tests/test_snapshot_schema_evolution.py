@@ -20,6 +20,7 @@ from tests.snapshot_helpers import (
     HIGH_END,
     assert_closed,
     assert_open,
+    day,
     history,
     snapshot_failure,
     write_snapshot,
@@ -347,6 +348,51 @@ def test_widened_and_incompatible_types(dbt_project: ScratchProject) -> None:
     assert all_rows(dbt_project) == before
     assert iceberg_commits(dbt_project) == commits
     assert _columns(dbt_project) == types
+
+
+def test_whole_numbers_into_a_double_column_are_cast_where_exact(
+    dbt_project: ScratchProject,
+) -> None:
+    """A seed column without a pinned type is double on a day with fractions and bigint on a
+    day of whole numbers (dbt's type inference). The snapshot table keeps double and takes the
+    whole numbers cast, as stock dbt-spark's MERGE does, since a double holds them exactly; a
+    bigint that a double cannot hold (2^53 + 1) fails the run, counted, and writes nothing."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
+    )
+    run1 = day(dbt_project, "id,amount", ["1,1.5", "2,2.5", "3,7.0"])
+    assert _columns(dbt_project)["amount"] == "double"
+
+    # Day 2: whole numbers only, so the seed is bigint: 1 and 2 change, 3 keeps 7.
+    run2 = day(dbt_project, "id,amount", ["1,2", "2,3", "3,7"])
+    assert dict(dbt_project.spark.table(dbt_project.table("src")).dtypes)["amount"] == "bigint"
+    assert _columns(dbt_project)["amount"] == "double"
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 1.5, False),
+        (1, 2.0, True),
+        (2, 2.5, False),
+        (2, 3.0, True),
+        (3, 7.0, True),
+    ]
+    assert_closed(rows[0], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[1], run2.invocation_id)
+    assert_open(rows[4], run1.invocation_id)
+
+    # Day 3: 2^53 + 1, which a double rounds to 2^53.
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+    dbt_project.write_seed("src", "id,amount", ["1,2", "2,9007199254740993", "3,7"])
+    dbt_project.dbt("seed", "--full-refresh")
+    message = snapshot_failure(dbt_project)
+    assert (
+        "amount is double in the snapshot table but bigint in the snapshot's query, where 1 "
+        "value(s) would not survive the cast to double" in message
+    ), message
+    assert "Nothing was written" in message
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
 
 
 @pytest.mark.parametrize("strategy", ["check", "timestamp"])

@@ -5,7 +5,8 @@
         snapshot columns, the audit columns and the event metadata columns, laid out as the
         snapshots are (_scd2_snapshot_layout: open versions in a partition of their own).
         A run, in order, writing nothing before its last two steps:
-        1. reads the events' columns and the configuration (_scd2_events_context);
+        1. refreshes what it reads (_scd2_refresh_upstream), reads the events' columns and
+           the configuration (_scd2_events_context);
         2. classifies every event once, cached (_scd2_events_item_steps): new, no-op,
            duplicate, late, ambiguous or malformed;
         3. fails, naming one offending event, on malformed or ambiguous events
@@ -57,6 +58,7 @@
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
+    {%- do scd2_audit._scd2_refresh_upstream(model) -%}
 
     {#- The events' columns and their Spark types, without running the select. -#}
     {%- set event_columns = [] -%}

@@ -55,7 +55,9 @@
         {%- do failures.append(counts.ambiguous ~ " event(s) with the key and position "
             ~ "(event_order_by) of another event of other contents, so their order is unknown, "
             ~ "e.g. " ~ examples.ambiguous ~ ". Add a tie-breaker to event_order_by (a log "
-            ~ "sequence number, an offset), or set on_malformed_event='quarantine'") -%}
+            ~ "sequence number, an offset); if they are two deliveries of one change that "
+            ~ "differ only in a column the select adds (a load time, a file name), leave it out "
+            ~ "of event_value_columns; or set on_malformed_event='quarantine'") -%}
     {%- endif -%}
     {%- if counts.late and ctx.on_late == 'fail' -%}
         {%- do failures.append(counts.late ~ " late event(s): at or before the last event "

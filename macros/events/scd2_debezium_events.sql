@@ -42,6 +42,13 @@
         event_ts, event_<sequence>, before_<key>), fail the model with their names.
     -#}
     {%- set keys = scd2_audit._scd2_column_list(key_columns) | map('lower') | list -%}
+    {#- The topic's files as they are now: Spark keeps a file-based table's list of files for
+        the session (_scd2_refresh_upstream, which the materializations run on what a model
+        reads through ref() and source(); a relation given otherwise, or a model of another
+        materialization, would miss the day's new files). -#}
+    {%- if execute -%}
+        {%- do scd2_audit._scd2_run_sql('refresh table ' ~ relation) -%}
+    {%- endif -%}
     {%- set column_types = scd2_audit._scd2_column_types(relation) -%}
     {%- set columns = column_types.keys() | list -%}
     {%- set p = 'payload.' if 'payload' in columns else '' -%}

@@ -19,6 +19,12 @@
         the run must read them as the table's type, since a bigint NULL is compared with a
         date, a boolean or a timestamp (the check strategy's test, a deletion record's
         values) only by Spark's error.
+        In the same count, integers into a `double` or `float` column (a seed column typed
+        double on one day and bigint on the next, when its values are all whole numbers, as
+        dbt infers them): where the cast keeps every value of the query exactly (a double
+        holds every integer up to 2^53), the column is no change either, and is returned in
+        `exact` ({lower-case name: table type}), which the run casts to the table's type, as
+        stock dbt-spark's MERGE does; a value the cast would change fails the run, counted.
         With `table_relation` (the snapshot table), a type change is no failure when the
         table holds no version at all (a first run on an empty extract, whose seed typed every
         column bigint: every later run failed, and the message's advice, to cast the values
@@ -29,11 +35,23 @@
     {%- set classified = scd2_audit._scd2_column_changes(table_types, new_columns) -%}
     {%- set changed = classified.incompatible -%}
     {%- set null_only = {} -%}
+    {%- set exact = {} -%}
+    {%- set inexact = {} -%}
+    {%- set integers = ['tinyint', 'smallint', 'int', 'bigint'] -%}
+    {%- set floating = ['double', 'float'] -%}
     {%- if changed and query_sql is not none -%}
         {%- set counts -%}
             select
                 {%- for name, table_type, source_type in changed %}
-                count({{ scd2_audit._scd2_quote(name) }}){{ ',' if not loop.last }}
+                {%- set column = scd2_audit._scd2_quote(name) %}
+                count({{ column }}),
+                {%- if table_type | lower in floating and source_type | lower in integers %}
+                count_if(
+                    cast(cast({{ column }} as {{ table_type }}) as decimal(20, 0)) != {{ column }}
+                ){{ ',' if not loop.last }}
+                {%- else %}
+                null{{ ',' if not loop.last }}
+                {%- endif %}
                 {%- endfor %}
             from (
                 {{ query_sql }}
@@ -42,10 +60,16 @@
         {%- set values = run_query(counts).rows[0] -%}
         {%- set with_values = [] -%}
         {%- for change in changed -%}
-            {%- if values[loop.index0] > 0 -%}
-                {%- do with_values.append(change) -%}
-            {%- else -%}
+            {%- set changed_values = values[2 * loop.index0 + 1] -%}
+            {%- if values[2 * loop.index0] == 0 -%}
                 {%- do null_only.update({change[0] | lower: change[1]}) -%}
+            {%- elif changed_values == 0 -%}
+                {%- do exact.update({change[0] | lower: change[1]}) -%}
+            {%- else -%}
+                {%- if changed_values is not none -%}
+                    {%- do inexact.update({change[0] | lower: changed_values}) -%}
+                {%- endif -%}
+                {%- do with_values.append(change) -%}
             {%- endif -%}
         {%- endfor -%}
         {%- set changed = with_values -%}
@@ -53,12 +77,14 @@
     {%- set incompatible = [] -%}
     {%- for name, table_type, source_type in changed -%}
         {%- do incompatible.append(name ~ " is " ~ table_type
-            ~ " in the snapshot table but " ~ source_type ~ " in the snapshot's query") -%}
+            ~ " in the snapshot table but " ~ source_type ~ " in the snapshot's query"
+            ~ ((", where " ~ inexact[name | lower] ~ " value(s) would not survive the cast to "
+                ~ table_type) if name | lower in inexact else "")) -%}
     {%- endfor -%}
     {%- if incompatible and table_relation is not none -%}
         {%- set found = run_query('select 1 from ' ~ table_relation ~ ' limit 1') -%}
         {%- if found.rows | length == 0 -%}
-            {%- do classified.update({'null_only': {}, 'rebuild': true}) -%}
+            {%- do classified.update({'null_only': {}, 'exact': {}, 'rebuild': true}) -%}
             {{ return(classified) }}
         {%- endif -%}
     {%- endif -%}
@@ -70,9 +96,11 @@
             "Snapshot '" ~ model.name ~ "': a source column changed type in a way the history "
             ~ "cannot follow: " ~ incompatible | join('; ') ~ ". In place, a snapshot column "
             ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
-            ~ "at the same scale). Nothing was written; the snapshot table is unchanged. "
+            ~ "at the same scale), and a narrower source is cast to the table's type only where "
+            ~ "every value survives the cast. Nothing was written; the snapshot table is "
+            ~ "unchanged. "
             ~ scd2_audit._scd2_type_change_advice(changed, "the snapshot's select")) }}
     {%- endif -%}
-    {%- do classified.update({'null_only': null_only, 'rebuild': false}) -%}
+    {%- do classified.update({'null_only': null_only, 'exact': exact, 'rebuild': false}) -%}
     {{ return(classified) }}
 {%- endmacro %}

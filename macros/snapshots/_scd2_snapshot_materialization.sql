@@ -16,6 +16,9 @@
           failed left them added; its column comparison is also case-sensitive, and a
           Hive-backed staging view reports lower-case names, so upper-case meta column names
           failed the second run (FIELDS_ALREADY_EXISTS).
+        Before it reads its query, it refreshes the relations the snapshot reads
+        (_scd2_refresh_upstream): Spark keeps a file-based table's list of files for the
+        session, and a second run in one session read the first one's files.
         `--empty` on an existing table writes nothing (dbt-labs/dbt-adapters#1329). A table
         that holds no version, whose columns' types the query changed (a first run on an
         empty extract), is built again from the query, as a first run builds it.
@@ -75,6 +78,8 @@
 
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
+    {% do scd2_audit._scd2_refresh_upstream(model) %}
+
     {#- The query's columns and types, read once for the checks below. -#}
     {% set query_columns = scd2_audit._scd2_query_columns(model['compiled_code']) %}
     {% set query_column_names = query_columns | map(attribute='name') | list %}
@@ -113,15 +118,18 @@
             layout.types, query_types, query_sql=model['compiled_code'],
             table_relation=target_relation) %}
         {#- A column of another type holding only NULLs is read as the table's (as a typed
-            NULL: Spark casts no bigint to a date). -#}
+            NULL: Spark casts no bigint to a date), and so are integers whose values a double
+            or float column holds exactly (a seed typed bigint on a day of whole numbers). -#}
         {% set casts = type_changes.null_only %}
-        {% if casts %}
+        {% if casts or type_changes.exact %}
             {% set staging_query %}
                 select
                     {%- for name in query_column_names %}
                     {%- set column = scd2_audit._scd2_quote(name) %}
                     {%- if name | lower in casts %}
                     cast(null as {{ casts[name | lower] }}) as {{ column }}
+                    {%- elif name | lower in type_changes.exact %}
+                    cast({{ column }} as {{ type_changes.exact[name | lower] }}) as {{ column }}
                     {%- else %}
                     {{ column }}
                     {%- endif %}{{ ',' if not loop.last }}

@@ -14,6 +14,7 @@ import textwrap
 from collections.abc import Iterable
 from pathlib import Path
 
+import yaml
 from pyspark.sql import SparkSession
 
 from python_helpers.runtime.dbt_invoke import DbtStep, run_dbt
@@ -68,6 +69,22 @@ class ScratchProject:
         generated = self.generated_seeds / f"{name}.csv"
         path = generated if generated.exists() else self.root / "seeds" / f"{name}.csv"
         return self.write(str(path.relative_to(self.root)), "\n".join([header, *rows]) + "\n")
+
+    def source_over_files(
+        self, source: str, table: str, ddl: str, file_format: str, folder: Path
+    ) -> Path:
+        """The table ``<schema>.<table>`` (columns ``ddl``) over the files of ``folder``
+        (``using <file_format>``), and ``models/<source>.yml``, a dbt source named ``source``
+        over it, for ``{{ source(source, table) }}``."""
+        self.spark.sql(f"create schema if not exists {self.schema}")
+        self.spark.sql(
+            f"create table {self.table(table)} ({ddl}) using {file_format} location '{folder}'"
+        )
+        properties = {
+            "version": 2,
+            "sources": [{"name": source, "schema": self.schema, "tables": [{"name": table}]}],
+        }
+        return self.write(f"models/{source}.yml", yaml.safe_dump(properties))
 
     def dbt(self, *args: str, check: bool = True) -> DbtStep:
         os.environ["DBT_SCHEMA"] = self.schema
