@@ -1623,6 +1623,14 @@ def test_events_in_files_are_read_as_they_are_now(dbt_project: ScratchProject, t
         (2, "Bob", 0, 2, "delete"),
     ]
 
+    # --empty renders the source as a subquery; the run refreshes its table and applies nothing.
+    run(dbt_project, "--empty")
+    assert brief(versions(dbt_project)) == [
+        (1, "Alice", 0, 1, "update"),
+        (1, "Angela", 1, None, None),
+        (2, "Bob", 0, 2, "delete"),
+    ]
+
 
 def test_debezium_field_names_that_need_quoting(dbt_project: ScratchProject, tmp_path) -> None:
     """Database columns such as `e-Mail` or `2nd line` reach Debezium's JSON as they are. The

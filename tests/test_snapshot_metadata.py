@@ -135,6 +135,10 @@ def test_a_source_of_files_is_read_as_it_is_now(dbt_project: ScratchProject, tmp
     ]
     assert_open(rows[5], run3.invocation_id)
 
+    # --empty renders the source as a subquery; the run refreshes its table, writes nothing.
+    dbt_project.dbt("snapshot", "--empty")
+    assert history(dbt_project, "snap") == rows
+
 
 def test_timestamp_strategy(dbt_project: ScratchProject) -> None:
     write_snapshot(

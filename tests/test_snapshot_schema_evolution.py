@@ -356,7 +356,8 @@ def test_whole_numbers_into_a_double_column_are_cast_where_exact(
     """A seed column without a pinned type is double on a day with fractions and bigint on a
     day of whole numbers (dbt's type inference). The snapshot table keeps double and takes the
     whole numbers cast, as stock dbt-spark's MERGE does, since a double holds them exactly; a
-    bigint that a double cannot hold (2^53 + 1) fails the run, counted, and writes nothing."""
+    bigint beyond 2^53, where a double holds integers no more exactly (2^53 + 1 becomes 2^53),
+    fails the run, counted, and writes nothing."""
     write_snapshot(
         dbt_project,
         "snap",
@@ -388,7 +389,7 @@ def test_whole_numbers_into_a_double_column_are_cast_where_exact(
     message = snapshot_failure(dbt_project)
     assert (
         "amount is double in the snapshot table but bigint in the snapshot's query, where 1 "
-        "value(s) would not survive the cast to double" in message
+        "value(s) lie beyond the integers a double holds exactly" in message
     ), message
     assert "Nothing was written" in message
     assert all_rows(dbt_project) == before

@@ -42,12 +42,11 @@
         event_ts, event_<sequence>, before_<key>), fail the model with their names.
     -#}
     {%- set keys = scd2_audit._scd2_column_list(key_columns) | map('lower') | list -%}
-    {#- The topic's files as they are now: Spark keeps a file-based table's list of files for
-        the session (_scd2_refresh_upstream, which the materializations run on what a model
-        reads through ref() and source(); a relation given otherwise, or a model of another
-        materialization, would miss the day's new files). -#}
+    {#- The topic's files as they are now (_scd2_refresh_relation): the materializations
+        refresh what a model reads through ref() and source(), but a relation given otherwise,
+        or a model of another materialization, would miss the day's new files. -#}
     {%- if execute -%}
-        {%- do scd2_audit._scd2_run_sql('refresh table ' ~ relation) -%}
+        {%- do scd2_audit._scd2_refresh_relation(relation) -%}
     {%- endif -%}
     {%- set column_types = scd2_audit._scd2_column_types(relation) -%}
     {%- set columns = column_types.keys() | list -%}

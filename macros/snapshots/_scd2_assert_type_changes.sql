@@ -21,10 +21,11 @@
         values) only by Spark's error.
         In the same count, integers into a `double` or `float` column (a seed column typed
         double on one day and bigint on the next, when its values are all whole numbers, as
-        dbt infers them): where the cast keeps every value of the query exactly (a double
-        holds every integer up to 2^53), the column is no change either, and is returned in
-        `exact` ({lower-case name: table type}), which the run casts to the table's type, as
-        stock dbt-spark's MERGE does; a value the cast would change fails the run, counted.
+        dbt infers them): where every value of the query lies within the range where the
+        type holds every integer (2^53 for a double, 2^24 for a float), the column is no
+        change either, and is returned in `exact` ({lower-case name: table type}), which the
+        run casts to the table's type, as stock dbt-spark's MERGE does; a value outside it
+        fails the run, counted (the cast might round it).
         With `table_relation` (the snapshot table), a type change is no failure when the
         table holds no version at all (a first run on an empty extract, whose seed typed every
         column bigint: every later run failed, and the message's advice, to cast the values
@@ -38,20 +39,20 @@
     {%- set exact = {} -%}
     {%- set inexact = {} -%}
     {%- set integers = ['tinyint', 'smallint', 'int', 'bigint'] -%}
-    {%- set floating = ['double', 'float'] -%}
+    {#- The largest integer below which a double or a float holds every integer. -#}
+    {%- set exact_up_to = {'double': 9007199254740992, 'float': 16777216} -%}
     {%- if changed and query_sql is not none -%}
         {%- set counts -%}
             select
                 {%- for name, table_type, source_type in changed %}
                 {%- set column = scd2_audit._scd2_quote(name) %}
                 count({{ column }}),
-                {%- if table_type | lower in floating and source_type | lower in integers %}
-                count_if(
-                    cast(cast({{ column }} as {{ table_type }}) as decimal(20, 0)) != {{ column }}
-                ){{ ',' if not loop.last }}
+                {%- if table_type | lower in exact_up_to and source_type | lower in integers %}
+                {%- set bound = exact_up_to[table_type | lower] %}
+                count_if({{ column }} not between -{{ bound }} and {{ bound }})
                 {%- else %}
-                null{{ ',' if not loop.last }}
-                {%- endif %}
+                cast(null as bigint)
+                {%- endif %}{{ ',' if not loop.last }}
                 {%- endfor %}
             from (
                 {{ query_sql }}
@@ -78,8 +79,10 @@
     {%- for name, table_type, source_type in changed -%}
         {%- do incompatible.append(name ~ " is " ~ table_type
             ~ " in the snapshot table but " ~ source_type ~ " in the snapshot's query"
-            ~ ((", where " ~ inexact[name | lower] ~ " value(s) would not survive the cast to "
-                ~ table_type) if name | lower in inexact else "")) -%}
+            ~ ((", where " ~ inexact[name | lower] ~ " value(s) lie beyond the integers a "
+                ~ table_type ~ " holds exactly (select it under a new column name, or cast it "
+                ~ "to " ~ table_type ~ " in the select if rounding is acceptable)")
+                if name | lower in inexact else "")) -%}
     {%- endfor -%}
     {%- if incompatible and table_relation is not none -%}
         {%- set found = run_query('select 1 from ' ~ table_relation ~ ' limit 1') -%}
@@ -96,9 +99,9 @@
             "Snapshot '" ~ model.name ~ "': a source column changed type in a way the history "
             ~ "cannot follow: " ~ incompatible | join('; ') ~ ". In place, a snapshot column "
             ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
-            ~ "at the same scale), and a narrower source is cast to the table's type only where "
-            ~ "every value survives the cast. Nothing was written; the snapshot table is "
-            ~ "unchanged. "
+            ~ "at the same scale), and an integer source goes into a double or float column "
+            ~ "only where the column holds its values exactly. Nothing was written; the "
+            ~ "snapshot table is unchanged. "
             ~ scd2_audit._scd2_type_change_advice(changed, "the snapshot's select")) }}
     {%- endif -%}
     {%- do classified.update({'null_only': null_only, 'exact': exact, 'rebuild': false}) -%}

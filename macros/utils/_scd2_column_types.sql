@@ -3,15 +3,12 @@
         The columns of `relation` as {name (lower case): Spark type (lower case)}, in table
         order; empty before execution (dbt's parse), when the adapter is not asked, and for
         a query in place of a relation (a generic test's `where` config makes its model one).
-        A relation that dbt renders as a subquery (`ref()` under `--empty` adds `limit 0`, a
-        microbatch an event-time filter) is described as its table: dbt-spark's `describe
-        extended` takes no subquery.
+        A relation that dbt renders as a subquery (`ref()` under `--empty`, a microbatch) is
+        described as its table (_scd2_table_relation).
     -#}
     {%- set types = {} -%}
-    {%- if execute and relation.identifier is defined -%}
-        {%- set table = relation.replace(limit=none, event_time_filter=none)
-            if relation.limit is not none or relation.event_time_filter is not none
-            else relation -%}
+    {%- set table = scd2_audit._scd2_table_relation(relation) if execute else none -%}
+    {%- if table is not none -%}
         {#- A dbt unit test's fixture (_scd2_fixture_name), which Spark cannot describe: dbt
             builds it with the columns of the real relation, which is described instead. -#}
         {%- set fixture_of = scd2_audit._scd2_fixture_name(table) -%}

@@ -1,17 +1,21 @@
 {% macro _scd2_upstream_relations(node) -%}
     {#-
-        The relations `node` reads through ref() and source(), as their names render in SQL
-        (the graph's `relation_name`); ephemeral models have none and are left out. Outside a
-        run (parsing) the graph may be empty: then none.
+        The relations `node` reads through ref() and source(), resolved as its query resolves
+        them (with --defer, a ref to a model not built in the target's schema is the state's
+        relation; the graph's relation_name would name the missing one).
     -#}
-    {%- set names = [] -%}
-    {%- set nodes = graph.get('nodes') or {} -%}
-    {%- set sources = graph.get('sources') or {} -%}
-    {%- for unique_id in node.depends_on.nodes -%}
-        {%- set upstream = nodes.get(unique_id) or sources.get(unique_id) or {} -%}
-        {%- if upstream.get('relation_name') and upstream.relation_name not in names -%}
-            {%- do names.append(upstream.relation_name) -%}
+    {%- set relations = [] -%}
+    {%- for reference in node.refs -%}
+        {%- set args = [reference.package, reference.name] if reference.package
+            else [reference.name] -%}
+        {%- if reference.version is not none -%}
+            {%- do relations.append(ref(*args, version=reference.version)) -%}
+        {%- else -%}
+            {%- do relations.append(ref(*args)) -%}
         {%- endif -%}
     {%- endfor -%}
-    {{- return(names) -}}
+    {%- for source_name, table_name in node.sources -%}
+        {%- do relations.append(source(source_name, table_name)) -%}
+    {%- endfor -%}
+    {{- return(relations) -}}
 {%- endmacro %}

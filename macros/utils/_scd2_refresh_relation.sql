@@ -1,0 +1,23 @@
+{% macro _scd2_refresh_relation(relation) -%}
+    {#-
+        `refresh table` for the table or view `relation` names, before a run reads it. Spark
+        keeps the list of a file-based table's files (`using json`, `using csv`, a Hive
+        table, or a view over one) for the session: a session that runs dbt more than once (a
+        notebook, dbtRunner, a long-lived process) read the files of its first run, missed
+        the day's new ones and reported success, or failed on a file replaced since. About 25
+        ms for an Iceberg table; a file-based table's folder is listed again.
+        Left alone: a string, a unit test's fixture or an ephemeral model's CTE (not a table:
+        the sources an ephemeral model reads are not refreshed), and a relation that does not
+        exist (a ref that only declares a dependency, a path source such as
+        parquet.`/data/x`): the query itself reports what it cannot read.
+    -#}
+    {%- set table = scd2_audit._scd2_table_relation(relation) -%}
+    {%- if table is none or scd2_audit._scd2_fixture_name(table) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set found = adapter.get_relation(
+        database=table.database, schema=table.schema, identifier=table.identifier) -%}
+    {%- if found is not none -%}
+        {%- do scd2_audit._scd2_run_sql('refresh table ' ~ found) -%}
+    {%- endif -%}
+{%- endmacro %}
