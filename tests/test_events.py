@@ -1581,6 +1581,24 @@ def test_debezium_table_whose_schema_a_first_batch_of_reads_fixed(
         (2, "Bob", 0, 2, "delete"),
     ]
 
+    # The same table through source(), which --empty renders as a subquery: the macro
+    # refreshes the table itself, and the run applies nothing.
+    sources = [
+        {"name": "landing", "schema": dbt_project.schema, "tables": [{"name": "debezium_topic"}]}
+    ]
+    dbt_project.write("models/landing.yml", yaml.safe_dump({"version": 2, "sources": sources}))
+    model = dbt_project.root / "models" / "history.sql"
+    relation = "api.Relation.create(schema=target.schema, identifier='debezium_topic')"
+    assert relation in model.read_text()
+    model.write_text(model.read_text().replace(relation, "source('landing', 'debezium_topic')"))
+    for args in (("--empty",), ()):
+        run(dbt_project, *args)
+        assert brief(versions(dbt_project)) == [
+            (1, "Alice", 0, 1, "update"),
+            (1, "Angela", 1, None, None),
+            (2, "Bob", 0, 2, "delete"),
+        ]
+
 
 def test_events_in_files_are_read_as_they_are_now(dbt_project: ScratchProject, tmp_path) -> None:
     """Events in a JSON table over a folder that a writer adds a file to each day, read

@@ -389,7 +389,8 @@ def test_whole_numbers_into_a_double_column_are_cast_where_exact(
     message = snapshot_failure(dbt_project)
     assert (
         "amount is double in the snapshot table but bigint in the snapshot's query, where 1 "
-        "value(s) lie beyond the integers a double holds exactly" in message
+        "value(s) lie beyond ±9007199254740992, past which a double stops holding every "
+        "integer" in message
     ), message
     assert "Nothing was written" in message
     assert all_rows(dbt_project) == before

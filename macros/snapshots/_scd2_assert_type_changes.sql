@@ -39,7 +39,7 @@
     {%- set exact = {} -%}
     {%- set inexact = {} -%}
     {%- set integers = ['tinyint', 'smallint', 'int', 'bigint'] -%}
-    {#- The largest integer below which a double or a float holds every integer. -#}
+    {#- The bound up to which a double or a float holds every integer. -#}
     {%- set exact_up_to = {'double': 9007199254740992, 'float': 16777216} -%}
     {%- if changed and query_sql is not none -%}
         {%- set counts -%}
@@ -79,9 +79,9 @@
     {%- for name, table_type, source_type in changed -%}
         {%- do incompatible.append(name ~ " is " ~ table_type
             ~ " in the snapshot table but " ~ source_type ~ " in the snapshot's query"
-            ~ ((", where " ~ inexact[name | lower] ~ " value(s) lie beyond the integers a "
-                ~ table_type ~ " holds exactly (select it under a new column name, or cast it "
-                ~ "to " ~ table_type ~ " in the select if rounding is acceptable)")
+            ~ ((", where " ~ inexact[name | lower] ~ " value(s) lie beyond ±"
+                ~ exact_up_to[table_type | lower] ~ ", past which a " ~ table_type
+                ~ " stops holding every integer (a cast in the select rounds them)")
                 if name | lower in inexact else "")) -%}
     {%- endfor -%}
     {%- if incompatible and table_relation is not none -%}
@@ -100,7 +100,8 @@
             ~ "cannot follow: " ~ incompatible | join('; ') ~ ". In place, a snapshot column "
             ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
             ~ "at the same scale), and an integer source goes into a double or float column "
-            ~ "only where the column holds its values exactly. Nothing was written; the "
+            ~ "only where its values lie within ±2^53 (±2^24 for a float). Nothing was "
+            ~ "written; the "
             ~ "snapshot table is unchanged. "
             ~ scd2_audit._scd2_type_change_advice(changed, "the snapshot's select")) }}
     {%- endif -%}

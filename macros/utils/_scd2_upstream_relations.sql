@@ -6,10 +6,10 @@
     -#}
     {%- set relations = [] -%}
     {%- for reference in node.refs -%}
-        {%- set args = [reference.package, reference.name] if reference.package
+        {%- set args = [reference.get('package'), reference.name] if reference.get('package')
             else [reference.name] -%}
-        {%- if reference.version is not none -%}
-            {%- do relations.append(ref(*args, version=reference.version)) -%}
+        {%- if reference.get('version') is not none -%}
+            {%- do relations.append(ref(*args, version=reference.get('version'))) -%}
         {%- else -%}
             {%- do relations.append(ref(*args)) -%}
         {%- endif -%}
