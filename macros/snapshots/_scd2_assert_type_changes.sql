@@ -101,8 +101,7 @@
             ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
             ~ "at the same scale), and an integer source goes into a double or float column "
             ~ "only where its values lie within ±2^53 (±2^24 for a float). Nothing was "
-            ~ "written; the "
-            ~ "snapshot table is unchanged. "
+            ~ "written; the snapshot table is unchanged. "
             ~ scd2_audit._scd2_type_change_advice(changed, "the snapshot's select")) }}
     {%- endif -%}
     {%- do classified.update({'null_only': null_only, 'exact': exact, 'rebuild': false}) -%}
