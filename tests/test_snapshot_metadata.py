@@ -82,17 +82,22 @@ def test_check_strategy_invalidate_records_runs(
     assert v1_old["audit_update_ts"] == v3["audit_update_ts"] == v4["audit_insert_ts"]
 
 
-def test_a_source_of_files_is_read_as_it_is_now(dbt_project: ScratchProject, tmp_path) -> None:
+@pytest.mark.parametrize("catalog", [None, "spark_catalog"])
+def test_a_source_of_files_is_read_as_it_is_now(
+    dbt_project: ScratchProject, tmp_path, catalog: str | None
+) -> None:
     """A snapshot of a table over a folder of CSV files (a daily extract, replaced in place),
     read through source() and run day after day in one Spark session (as a notebook or a
     long-lived process runs dbt). Spark keeps such a table's list of files for the session:
     without the snapshot's refresh, day 2 failed on day 1's file, gone by then, and a file
-    added beside day 2's was not read, the run reporting success."""
+    added beside day 2's was not read, the run reporting success. The source's schema may
+    name its catalog (`spark_catalog.<schema>`), which `show databases` does not list: such
+    a source was not refreshed."""
     folder = tmp_path / "extract"
     folder.mkdir()
     (folder / "day1.csv").write_text("\n".join(DAY1) + "\n")
     ddl = "id int, name string, amount int"
-    dbt_project.source_over_files("landing", "extract", ddl, "csv", folder)
+    dbt_project.source_over_files("landing", "extract", ddl, "csv", folder, catalog=catalog)
     write_snapshot(
         dbt_project,
         "snap",

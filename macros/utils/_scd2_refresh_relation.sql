@@ -15,11 +15,27 @@
         folder is listed again.
     -#}
     {%- set table = scd2_audit._scd2_table_relation(relation) -%}
-    {%- if table is none or scd2_audit._scd2_fixture_name(table) or not table.schema
-            or not adapter.check_schema_exists(table.database, table.schema) -%}
+    {%- if table is none or scd2_audit._scd2_fixture_name(table) or not table.schema -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set found = run_query('show tables in ' ~ scd2_audit._scd2_quote(table.schema)
+    {#- A schema with a catalog in it (`spark_catalog.raw`, as a source may name one, since
+        dbt-spark takes no `database`): its namespace is asked of that catalog, each part
+        quoted; `show databases` lists the current catalog's only. -#}
+    {%- set parts = table.schema.split('.') -%}
+    {%- set quoted_parts = [] -%}
+    {%- for part in parts -%}
+        {%- do quoted_parts.append(scd2_audit._scd2_quote(part)) -%}
+    {%- endfor -%}
+    {%- if parts | length > 1 -%}
+        {%- set schema_exists = run_query('show namespaces in ' ~ quoted_parts[0] ~ ' like '
+            ~ scd2_audit._scd2_sql_string(parts[1:] | join('.'))).rows | length > 0 -%}
+    {%- else -%}
+        {%- set schema_exists = adapter.check_schema_exists(table.database, table.schema) -%}
+    {%- endif -%}
+    {%- if not schema_exists -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set found = run_query('show tables in ' ~ quoted_parts | join('.')
         ~ ' like ' ~ scd2_audit._scd2_sql_string(table.identifier)) -%}
     {%- if found.rows | length > 0 -%}
         {%- do scd2_audit._scd2_run_sql('refresh table ' ~ table) -%}

@@ -71,18 +71,26 @@ class ScratchProject:
         return self.write(str(path.relative_to(self.root)), "\n".join([header, *rows]) + "\n")
 
     def source_over_files(
-        self, source: str, table: str, ddl: str, file_format: str, folder: Path
+        self,
+        source: str,
+        table: str,
+        ddl: str,
+        file_format: str,
+        folder: Path,
+        catalog: str | None = None,
     ) -> Path:
         """The table ``<schema>.<table>`` (columns ``ddl``) over the files of ``folder``
         (``using <file_format>``), and ``models/<source>.yml``, a dbt source named ``source``
-        over it, for ``{{ source(source, table) }}``."""
+        over it, for ``{{ source(source, table) }}``; with ``catalog``, the source's schema
+        names it (``<catalog>.<schema>``), as a source in another catalog does."""
         self.spark.sql(f"create schema if not exists {self.schema}")
         self.spark.sql(
             f"create table {self.table(table)} ({ddl}) using {file_format} location '{folder}'"
         )
+        schema = f"{catalog}.{self.schema}" if catalog else self.schema
         properties = {
             "version": 2,
-            "sources": [{"name": source, "schema": self.schema, "tables": [{"name": table}]}],
+            "sources": [{"name": source, "schema": schema, "tables": [{"name": table}]}],
         }
         return self.write(f"models/{source}.yml", yaml.safe_dump(properties))
 
