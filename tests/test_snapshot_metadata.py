@@ -12,10 +12,11 @@ from datetime import UTC, datetime
 import pytest
 import yaml
 
-from python_helpers.runtime.dbt_invoke import DbtStepError
+from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError
 from python_helpers.tooling.scratch import ScratchProject
 from tests.snapshot_helpers import (
     AUDIT,
+    HIGH_END,
     assert_closed,
     assert_open,
     columns,
@@ -816,6 +817,14 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
     # A unique_key that is an expression, as a snapshot takes one: "not in the table" before.
     message = compile_error(f"scd2_current({relation}, unique_key=\"concat(id, '-')\")")
     assert "the unique_key holds SQL expression(s) concat(id, '-')" in message, message
+    # The run audit given no feed, or a table that is none: Spark's UNRESOLVED_COLUMN and
+    # TABLE_OR_VIEW_NOT_FOUND `None` before.
+    message = compile_error("scd2_run_audit(ref('plain'))")
+    assert "has no column(s) snapshot_name, _process_id, _change_type" in message, message
+    assert "so it is no change feed. Pass a change feed" in message, message
+    missing = f"adapter.get_relation(none, '{dbt_project.schema}', 'missing')"
+    message = compile_error(f"scd2_run_audit({missing})")
+    assert "the change feed is none (a table that does not exist?)" in message, message
 
 
 def test_date_validity_reads_alike_in_every_time_zone(dbt_project: ScratchProject) -> None:
@@ -979,6 +988,66 @@ def test_current_state_of_a_copy_with_valid_to_current(dbt_project: ScratchProje
     )
     sql = step.result.results[0].node.compiled_code
     assert sorted(tuple(r) for r in dbt_project.spark.sql(sql).collect()) == [(1, "a2"), (3, "c")]
+
+
+def test_analyst_views_of_a_snapshot_with_columns_named_like_an_events_tables(
+    dbt_project: ScratchProject,
+) -> None:
+    """A snapshot whose source has columns named like an scd2_events table's own
+    (event_opened_op, its positions, event_closed_as): they are data columns of the views.
+    Read as the events' metadata, they vanished from the current state, the as-of and the
+    feed, and with the positions and closed_as there, the feed read an update as a delete and
+    an insert. The snapshot sets dbt_valid_to_current: the legacy view gives its open versions
+    the high end, as on every other snapshot (it showed that value)."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate', "
+        "dbt_valid_to_current=\"to_timestamp('9999-12-31')\"",
+        select="select id, name, concat('op_', name) as event_opened_op, "
+        "'p1' as event_opened_position, 'p2' as event_closed_position, "
+        "'x' as event_closed_as from {{ ref('src') }}",
+    )
+    run1 = day(dbt_project, "id,name", ["1,a", "2,b"])
+    run2 = day(dbt_project, "id,name", ["1,a2", "2,b"])  # 1 updated, 2 unchanged
+
+    def view(call: str) -> list[tuple]:
+        step = dbt_project.dbt("compile", "--inline", f"{{{{ {call} }}}}")
+        return [tuple(r) for r in dbt_project.spark.sql(_compiled_code(step)).collect()]
+
+    extra = ("p1", "p2", "x")
+    assert sorted(view("scd2_current(ref('snap'))")) == [
+        (1, "a2", "op_a2", *extra),
+        (2, "b", "op_b", *extra),
+    ]
+    feed = view("scd2_change_feed(ref('snap'))")
+    # snapshot_name, the six data columns, _change_type, _process_id, ...
+    assert sorted((r[1], r[2], r[3], r[7], r[8]) for r in feed) == sorted(
+        [
+            (1, "a", "op_a", "insert", run1.invocation_id),
+            (2, "b", "op_b", "insert", run1.invocation_id),
+            (1, "a", "op_a", "update_preimage", run2.invocation_id),
+            (1, "a2", "op_a2", "update_postimage", run2.invocation_id),
+        ]
+    )
+    legacy = dbt_project.spark.sql(
+        "select id, name, date_format(dbt_valid_to, 'yyyy-MM-dd HH:mm:ss') as valid_to from ("
+        + _compiled_code(dbt_project.dbt("compile", "--inline", "{{ scd2_legacy(ref('snap')) }}"))
+        + ") order by id, dbt_valid_from"
+    ).collect()
+    closed_at = dbt_project.spark.sql(
+        f"select date_format(dbt_valid_to, 'yyyy-MM-dd HH:mm:ss') from {dbt_project.table('snap')}"
+        " where audit_update_process_id is not null"
+    ).first()[0]
+    assert [tuple(r) for r in legacy] == [
+        (1, "a", closed_at),
+        (1, "a2", HIGH_END),
+        (2, "b", HIGH_END),
+    ]
+
+
+def _compiled_code(step: DbtStep) -> str:
+    return step.result.results[0].node.compiled_code
 
 
 def test_misbehaving_queries_in_one_run(dbt_project: ScratchProject) -> None:

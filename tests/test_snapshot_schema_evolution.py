@@ -198,6 +198,47 @@ def test_a_key_or_updated_at_column_the_source_lost_fails_clearly(
     assert iceberg_commits(dbt_project) == commits
 
 
+def test_a_key_renamed_in_the_config_and_the_source_fails_clearly_and_the_advice_works(
+    dbt_project: ScratchProject,
+) -> None:
+    """unique_key and the source's key column both renamed (id to cust_id), the table still
+    keyed by id: the run fails naming the setting, the table's columns and the rename to do
+    (Spark's UNRESOLVED_COLUMN and its query plan came from the delete guard), and writes
+    nothing. After the advised rename, the history goes on under the new name."""
+    write_table_snapshot(dbt_project, "unique_key='id', " + CONFIGS["check-invalidate"])
+    write_source(
+        dbt_project, [(1, "a", 10, T("2024-01-01")), (2, "b", 20, T("2024-01-01"))], WITHOUT_REGION
+    )
+    run1 = dbt_project.dbt("snapshot")
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+
+    renamed = WITHOUT_REGION.replace("id int", "cust_id int")
+    write_table_snapshot(dbt_project, "unique_key='cust_id', " + CONFIGS["check-invalidate"])
+    write_source(
+        dbt_project, [(1, "a", 10, T("2024-01-01")), (2, "b", 21, T("2024-01-01"))], renamed
+    )
+    message = snapshot_failure(dbt_project)
+    assert "unique_key names cust_id, which the table" in message
+    assert "(its columns: id, name, amount, updated_at, dbt_scd_id" in message
+    assert "rename column <old name> to cust_id" in message
+    assert "UNRESOLVED_COLUMN" not in message
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
+
+    # The advice: rename the table's column. Then key 2's change is a new version of key 2.
+    dbt_project.spark.sql(f"alter table {dbt_project.table('snap')} rename column id to cust_id")
+    run2 = dbt_project.dbt("snapshot")
+    rows = history(dbt_project, "snap", order_by="cust_id")
+    assert [(r["cust_id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10, True),
+        (2, 20, False),
+        (2, 21, True),
+    ]
+    assert_open(rows[0], run1.invocation_id)
+    assert_closed(rows[1], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[2], run2.invocation_id)
+
+
 # --- a new column, and a run that fails after the source checks --------------------------
 
 CHECK = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"
@@ -773,6 +814,22 @@ def test_table_built_by_stock_dbt_gets_the_metadata_columns(
         ).collect()
     }
     assert partitions == {None, run3.invocation_id, UNKNOWN_RUN}
+
+    # The change feed: the stock runs are unknown (no inserting run, the unknown closing run);
+    # the update one of them made (2: 20 to 21) is an update, not a delete and an insert.
+    step = dbt_project.dbt("compile", "--inline", "{{ scd2_change_feed(ref('snap')) }}")
+    feed = dbt_project.spark.sql(step.result.results[0].node.compiled_code).collect()
+    assert sorted(
+        ((r.id, r.amount, r._change_type, r._process_id) for r in feed),
+        key=lambda r: (r[0], r[1], r[2]),
+    ) == [
+        (1, 10, "insert", None),
+        (1, 10, "update_preimage", run3.invocation_id),
+        (1, 11, "update_postimage", run3.invocation_id),
+        (2, 20, "insert", None),
+        (2, 20, "update_preimage", UNKNOWN_RUN),
+        (2, 21, "update_postimage", None),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,10 @@
           'new_record': a deleted key's open row, holding its last values), false elsewhere and
           on a table without dbt's is-deleted column: no state holds a deleted key;
         - events: the event column names (scd2_event_column_names()) on a table an
-          scd2_events model builds (or one holding those columns), whose versions say how
-          they were opened and closed; none on a snapshot.
+          scd2_events model builds (or, outside the graph, one holding its positions and
+          closed_as), whose versions say how they were opened and closed; none on a
+          snapshot, whose columns of those names are data columns (a source may have an
+          `event_opened_op`: read as the events' own, it left the views without a word).
         - effective_start: the effective start as an instant (_scd2_utc_instant_sql: a date
           or timestamp_ntz validity read as UTC, as its effective end was written), for
           comparisons with the end or with a moment that the session's zone cannot shift;
@@ -70,8 +72,12 @@
         {%- do keys.append(scd2_audit._scd2_unquoted_name(key) | lower) -%}
     {%- endfor -%}
     {%- set event_columns = scd2_audit.scd2_event_column_names() -%}
+    {%- set has_event_columns = [event_columns.opened_position, event_columns.closed_position,
+        event_columns.closed_as] | map('lower') | reject('in', table_columns) | list
+        | length == 0 -%}
+    {%- set is_events = snapshot.is_events or (has_event_columns and not snapshot.is_snapshot) -%}
     {%- set metadata_names = (columns.values() | map('lower') | list)
-        + (audit.values() | list) + (event_columns.values() | list) -%}
+        + (audit.values() | list) + (event_columns.values() | list if is_events else []) -%}
     {#- A unique_key entry that is an SQL expression (unique_key="coalesce(region, 'NA')"),
         which a snapshot takes: these macros select, group and join on key columns. -#}
     {%- set expressions = scd2_audit._scd2_unique_key_fields(snapshot.unique_key)
@@ -115,9 +121,6 @@
         {%- endfor -%}
         {%- do quoted.update({name: identifiers}) -%}
     {%- endfor -%}
-    {%- set has_event_columns = [event_columns.opened_position, event_columns.closed_position,
-        event_columns.closed_as] | map('lower') | reject('in', table_columns) | list
-        | length == 0 -%}
     {{ return({
         'key_columns': keys,
         'columns': columns,
@@ -127,7 +130,7 @@
         'all_columns': table_columns,
         'is_deletion_record': scd2_audit._scd2_is_deleted_sql(deleted_flag)
             if deleted_flag else 'false',
-        'events': event_columns if snapshot.is_events or has_event_columns else none,
+        'events': event_columns if is_events else none,
         'is_open': snapshot.is_open,
         'high_end': snapshot.high_end,
         'quoted': quoted,

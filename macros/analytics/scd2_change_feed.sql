@@ -29,6 +29,10 @@
         and an insert of the new one, as Debezium emits it.
         With hard_deletes='new_record', dbt's deletion records are not changes of their own:
         the version they close is a delete, and a key coming back after one is an insert.
+        On a table built by stock dbt and upgraded (docs/snapshot-metadata.md), the runs
+        before the upgrade are unknown: their versions have no inserting run (NULL) and those
+        they closed the unknown closing run (_scd2_unknown_process_id), which links them as
+        one unknown run: an update of those runs is an update, not a delete and an insert.
     -#}
     {%- set ctx = scd2_audit._scd2_history_context(relation, unique_key, needs_audit=true) -%}
     {%- set a = ctx.audit -%}
@@ -53,6 +57,7 @@
             ~ "with them renamed, and pass that).") }}
     {%- endif -%}
     {%- set data = ctx.quoted.data_columns | join(',\n            ') -%}
+    {%- set unknown = scd2_audit._scd2_unknown_process_id() -%}
     {#- Whether a version (scd2_{p}...) continues into the next one (scd2_{n}...), see above. -#}
     {%- if e -%}
         {%- set key_order = 'scd2_opened_position' -%}
@@ -110,14 +115,14 @@
             *,
             {#- Closed by an update: the key's next version continues it. #}
             coalesce(
-                scd2_closed_by = scd2_next_inserted_by
+                scd2_closed_by = coalesce(scd2_next_inserted_by, {{ unknown }})
                 and not scd2_next_is_deletion_record
                 and {{ continues.format(p='', n='next_') }},
                 false
             ) as scd2_is_updated,
             {#- Opened by an update: it continues the key's version before it. #}
             coalesce(
-                scd2_prior_closed_by = scd2_inserted_by
+                scd2_prior_closed_by = coalesce(scd2_inserted_by, {{ unknown }})
                 and not scd2_prior_is_deletion_record
                 and {{ continues.format(p='prior_', n='') }},
                 false

@@ -6,7 +6,10 @@
     {#-
         A select of every column of a snapshot, in table order, with dbt's valid_to of open
         versions set to the high-end timestamp (scd2_high_end_ts()) instead of NULL: for
-        consumers that expect a closed range on every row (between ... and valid_to).
+        consumers that expect a closed range on every row (between ... and valid_to), and one
+        value on every open version. So also on a snapshot that sets dbt_valid_to_current,
+        whose open versions hold that value (or NULL, those opened before it was set): the
+        view showed them as they are, two values where consumers look for the high end.
         The column keeps its type: a date or timestamp_ntz validity (a timestamp strategy on
         such an updated_at) gets the high end's UTC date or wall time, as its closed versions
         were written.
@@ -18,7 +21,7 @@
     select
         {%- for column in ctx.quoted.all_columns %}
         {% if ctx.all_columns[loop.index0] == valid_to -%}
-        coalesce({{ column }}, {{ high_end }}) as {{ column }}
+        case when {{ ctx.is_open }} then {{ high_end }} else {{ column }} end as {{ column }}
         {%- else -%}
         {{ column }}
         {%- endif -%}

@@ -14,7 +14,28 @@
         scd2_events run's intermediate versions), so versions_unchanged = open after R - R's
         insertions + those closings.
         A run that changed nothing leaves no trace in a snapshot table, so it has no row here.
+        The feed is checked first, as the other analyst macros check their relation: none
+        (a table that does not exist) or a relation without the feed's columns (a snapshot
+        passed in its place) failed with Spark's TABLE_OR_VIEW_NOT_FOUND `None` or
+        UNRESOLVED_COLUMN. A feed not built yet (dbt compile) is not checked.
     -#}
+    {%- set needed = ['snapshot_name', '_process_id', '_change_type', '_commit_timestamp',
+        '_version_inserted_by'] -%}
+    {%- if execute and change_feed is none -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_run_audit: the change feed is none (a table that does not exist?). Pass a "
+            ~ "change feed, e.g. ref('snapshot_change_feed'), a model that selects "
+            ~ "scd2_change_feed(ref('my_snapshot')).") }}
+    {%- endif -%}
+    {%- set columns = scd2_audit._scd2_column_types(change_feed) -%}
+    {%- set missing = needed | reject('in', columns) | list -%}
+    {%- if columns and missing -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_run_audit on " ~ change_feed ~ ": it has no column(s) " ~ missing | join(', ')
+            ~ " (its columns: " ~ columns.keys() | join(', ') ~ "), so it is no change feed. "
+            ~ "Pass a change feed, e.g. ref('snapshot_change_feed'), a model that selects "
+            ~ "scd2_change_feed(ref('my_snapshot')), not the snapshot itself.") }}
+    {%- endif -%}
     with scd2_audit_changes as (
         select
             snapshot_name,

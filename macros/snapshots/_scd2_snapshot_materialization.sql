@@ -104,6 +104,7 @@
             the marks' check failed on Spark's UNRESOLVED_COLUMN. -#}
         {{ adapter.valid_snapshot_target(target_relation,
             config.get("snapshot_table_column_names") or get_snapshot_table_column_names()) }}
+        {% do scd2_audit._scd2_assert_table_keys(target_relation, layout.columns) %}
         {% do scd2_audit._scd2_assert_table_marks(target_relation, layout.columns,
             scd2_audit._scd2_snapshot_context(), "Snapshot '" ~ model.name ~ "': ",
             layout.partition_columns, query_column_names) %}

@@ -18,7 +18,8 @@
         none (key_columns empty) when none is found, or before execution.
         - is_open: dbt's rule for an open version, as SQL (_scd2_open_version_sql);
         - is_events: the relation is built by an scd2_events model (docs/events.md), found
-          in the graph like a snapshot: its versions say how they were closed (closed_as).
+          in the graph like a snapshot: its versions say how they were closed (closed_as);
+          is_snapshot: it is built by a snapshot (both false for a relation not found).
         `remedy`: when given, no unique_key at execution is an error that ends with it.
     -#}
     {%- set found = {
@@ -27,6 +28,7 @@
         'documented': [],
         'columns': get_snapshot_table_column_names(),
         'is_events': false,
+        'is_snapshot': false,
     } -%}
     {%- if relation is none -%}
         {%- do found.update({
@@ -46,6 +48,7 @@
                 'valid_to_current': node.config.get('dbt_valid_to_current'),
                 'documented': node.columns.keys() | map('lower') | list,
                 'is_events': node.resource_type != 'snapshot',
+                'is_snapshot': node.resource_type == 'snapshot',
             }) -%}
             {%- for role, name in (node.config.get('snapshot_meta_column_names') or {}).items()
                     if name -%}
@@ -70,6 +73,7 @@
         'high_end': scd2_audit.scd2_high_end_ts(),
         'documented': found.documented,
         'is_events': found.is_events,
+        'is_snapshot': found.is_snapshot,
     } -%}
     {%- do context.update({'is_open': scd2_audit._scd2_open_version_sql(none, false, context)}) -%}
     {%- if execute and remedy and not keys -%}
