@@ -101,3 +101,73 @@ def test_generic_tests_pass_on_snapshot_and_fail_on_broken_copies(
         ]
         assert failed, (name, statuses)
         assert all(statuses[n] == "fail" for n in failed), (name, statuses)
+
+
+def test_generic_tests_take_dbt_where_config(dbt_project: ScratchProject) -> None:
+    """dbt's `where` config hands a generic test a subquery of its snapshot in place of the
+    relation: the scd2 tests still read the snapshot's config (keys and renamed dbt columns)
+    and test only the rows the filter keeps. They failed asking for a unique_key, and a
+    snapshot with renamed columns could not be tested at all."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key=['k1', 'k2'], strategy='check', check_cols='all', hard_deletes='invalidate', "
+        "snapshot_meta_column_names={'dbt_valid_from': 'valid_from', 'dbt_valid_to': 'valid_to', "
+        "'dbt_scd_id': 'scd_id', 'dbt_updated_at': 'updated_at'}",
+    )
+    data_tests = [
+        {test: {"name": f"{test}_{k1}", "config": {"where": f"k1 = '{k1}'"}}}
+        for test in TESTS
+        for k1 in ("a", "b")
+    ]
+    properties = {"version": 2, "snapshots": [{"name": "snap", "data_tests": data_tests}]}
+    dbt_project.write("snapshots/snap.yml", yaml.safe_dump(properties))
+    day(dbt_project, HEADER, ["a,1,10", "b,1,30"])
+    day(dbt_project, HEADER, ["a,1,11", "b,1,30"])  # a/1 updated
+    statuses = _statuses(dbt_project.dbt("test", "--select", "snap"))
+    assert statuses == {f"{test}_{k1}": "pass" for test in TESTS for k1 in ("a", "b")}
+
+    # a/1's closed version re-opened: two open versions of a/1; b untouched.
+    dbt_project.spark.sql(
+        f"update {dbt_project.table('snap')} set valid_to = null, "
+        "audit_update_process_id = null, audit_update_ts = null, "
+        "effective_end_ts = timestamp '9999-12-31 23:59:59 UTC' where k1 = 'a' and amount = 10"
+    )
+    statuses = _statuses(dbt_project.dbt("test", "--select", "snap", check=False))
+    assert statuses["scd2_one_open_version_per_key_a"] == "fail"
+    assert statuses["scd2_contiguous_validity_a"] == "fail"
+    assert {statuses[f"{test}_b"] for test in TESTS} == {"pass"}
+
+
+def test_generic_tests_on_a_table_without_the_audit_columns_fail_clearly(
+    dbt_project: ScratchProject,
+) -> None:
+    """A snapshot table built by dbt's own snapshot macros (dbt's columns, no audit columns):
+    the tests that read the audit columns fail naming them and the fix, where they failed on
+    Spark's UNRESOLVED_COLUMN."""
+    dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
+    dbt_project.spark.sql(
+        f"""
+        create table {dbt_project.table("stock_built")} using iceberg as select
+            1 as id, 'h' as dbt_scd_id, timestamp'2024-01-01 00:00:00' as dbt_updated_at,
+            timestamp'2024-01-01 00:00:00' as dbt_valid_from,
+            cast(null as timestamp) as dbt_valid_to
+        """
+    )
+    checked = ("scd2_contiguous_validity", "scd2_open_closed_metadata", "scd2_insert_metadata")
+    table = {
+        "name": "stock_built",
+        "data_tests": [{test: {"arguments": {"unique_key": ["id"]}}} for test in checked],
+    }
+    sources = {"name": "stock", "schema": dbt_project.schema, "tables": [table]}
+    dbt_project.write("models/stock.yml", yaml.safe_dump({"version": 2, "sources": [sources]}))
+    step = dbt_project.dbt("test", "--select", "source:stock", check=False)
+    results = step.result.results
+    assert len(results) == len(checked)
+    for result in results:
+        assert str(result.status).lower() == "error", result.status
+        assert (
+            "the table has no column(s) effective_start_ts, effective_end_ts, "
+            "audit_insert_process_id" in result.message
+        ), result.message
+        assert "install the package as docs/package.md says" in result.message, result.message

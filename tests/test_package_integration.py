@@ -282,3 +282,31 @@ def test_dispatch_alone_then_the_wrapper_then_no_dispatch(
     assert project.rows("select snapshot_id from {schema}.customers_snapshot.snapshots") == commits
     assert project.rows("select snapshot_id from {schema}.customers.snapshots") == seed_commits
     assert len(project.rows("select * from {schema}.customers_snapshot")) == len(versions)
+
+
+def test_a_project_whose_profile_has_the_demos_name_gets_a_clear_error(
+    spark: SparkSession, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A user project that names its profile scd2_lakehouse (copying this project's
+    profiles.yml) makes dbt read the package's demo folders too: the demo's seed fails,
+    saying to rename the profile, and writes nothing (its table was built in the user's
+    schema)."""
+    project = UserProject(
+        tmp_path_factory.mktemp("demo_profile") / "user_project", "pkg_demo_profile", spark
+    )
+    for name in ("profiles.yml", "dbt_project.yml"):
+        path = project.root / name
+        path.write_text(
+            path.read_text()
+            .replace("scd2_audit_integration_tests:", "scd2_lakehouse:", 1)
+            .replace("profile: scd2_audit_integration_tests", "profile: scd2_lakehouse")
+        )
+    # Its own models go: one shares a name with a demo model, which dbt refuses first.
+    shutil.rmtree(project.root / "models")
+    project.dbt("deps")
+    with pytest.raises(DbtStepError) as failed:
+        project.dbt("seed", "--select", "cdc_source")
+    message = str(failed.value)
+    assert "Seed 'cdc_source' is a node of the scd2_audit package's demo" in message, message
+    assert "Name the profile after your project" in message, message
+    assert not spark.catalog.tableExists("pkg_demo_profile.cdc_source")

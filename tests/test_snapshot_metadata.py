@@ -827,6 +827,24 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
     assert "the change feed is none (a table that does not exist?)" in message, message
 
 
+def test_analyst_macros_compile_before_the_first_snapshot(dbt_project: ScratchProject) -> None:
+    """On a fresh project, before any snapshot ran, of a snapshot whose YAML documents no
+    column: `dbt compile` (and `dbt docs generate`) compile the SQL with the key columns
+    alone, where they failed; a command that runs the SQL still fails, saying what to do."""
+    write_snapshot(dbt_project, "snap", "unique_key='id', strategy='check', check_cols='all'")
+    dbt_project.write_seed("src", "id,name", ["1,a"])  # its seed, not loaded
+    call = "{{ scd2_current(ref('snap')) }}"
+    step = dbt_project.dbt("compile", "--inline", call)
+    compiled = " ".join(_compiled_code(step).split())
+    assert compiled.startswith(f"select `id` from {dbt_project.schema}.snap where"), compiled
+    with pytest.raises(DbtStepError) as failed:
+        dbt_project.dbt("show", "--inline", call)
+    assert (
+        "the table does not exist (or has no columns) and its YAML documents none. Run "
+        "`dbt snapshot` first." in str(failed.value)
+    )
+
+
 def test_date_validity_reads_alike_in_every_time_zone(dbt_project: ScratchProject) -> None:
     """A date updated_at dates the versions. Written by a session in Paris and read in New
     York, the effective end of a closed version is its dbt_valid_to at UTC midnight, and

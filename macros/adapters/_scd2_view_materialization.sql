@@ -15,6 +15,7 @@
         failed until the model was fixed. The view is missing only for the moment between
         the drop and the create.
     -#}
+    {%- do scd2_audit._scd2_assert_demo_at_home("Model '" ~ model['name'] ~ "'") -%}
     {%- do scd2_audit._scd2_assert_dispatch("Model '" ~ model['name'] ~ "'") -%}
     {%- set existing = adapter.get_relation(
         database=database, schema=schema, identifier=model['alias']) -%}

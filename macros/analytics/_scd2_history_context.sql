@@ -28,7 +28,8 @@
           the quotes.
         Columns are read from the table. When it does not exist yet (dbt compile, sqlfluff, docs
         before the first snapshot), the columns documented in the snapshot's YAML stand in, so
-        that the SQL still compiles to its real shape.
+        that the SQL still compiles to its real shape (when they are all documented; with none,
+        see below).
         Keys given quoted, as dbt's unique_key takes a name that needs quoting
         (``unique_key='`Cust Id`'``), are read without their quotes.
         `needs_audit`: the macro reads the audit columns (effective range, runs); a table
@@ -57,9 +58,24 @@
     {%- set audit = snapshot.audit -%}
     {%- set types = scd2_audit._scd2_column_types(relation) -%}
     {%- set table_columns = types.keys() | list -%}
+    {%- set keys = [] -%}
+    {%- for key in snapshot.key_columns -%}
+        {%- do keys.append(scd2_audit._scd2_unquoted_name(key) | lower) -%}
+    {%- endfor -%}
     {%- if execute -%}
         {%- if not table_columns -%}
             {%- do table_columns.extend(snapshot.documented) -%}
+        {%- endif -%}
+        {#- `dbt compile` and `dbt docs generate` on a fresh project, before any snapshot
+            ran, of a snapshot whose YAML documents no column: the SQL is compiled with the
+            key columns alone, as dbt_utils' star() compiles to `*` there, where these
+            commands failed; every command that runs the SQL still fails. -#}
+        {%- if not table_columns and keys and flags.WHICH in ['compile', 'generate'] -%}
+            {{ log("scd2 analytics on " ~ relation ~ ": the table does not exist yet and its "
+                ~ "YAML documents no column, so this SQL selects its key columns alone. Run "
+                ~ "`dbt snapshot` (or document the snapshot's columns) for its real shape.",
+                info=true) }}
+            {%- do table_columns.extend(keys) -%}
         {%- endif -%}
         {%- if not table_columns -%}
             {{ exceptions.raise_compiler_error(
@@ -67,10 +83,6 @@
                 ~ "columns) and its YAML documents none. Run `dbt snapshot` first.") }}
         {%- endif -%}
     {%- endif -%}
-    {%- set keys = [] -%}
-    {%- for key in snapshot.key_columns -%}
-        {%- do keys.append(scd2_audit._scd2_unquoted_name(key) | lower) -%}
-    {%- endfor -%}
     {%- set event_columns = scd2_audit.scd2_event_column_names() -%}
     {%- set has_event_columns = [event_columns.opened_position, event_columns.closed_position,
         event_columns.closed_as] | map('lower') | reject('in', table_columns) | list

@@ -13,6 +13,7 @@
         remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
     ) %}
     {%- set a = ctx.audit %}
+    {%- do scd2_audit._scd2_assert_test_columns(model, ctx, 'scd2_contiguous_validity') %}
     {#- The effective start as the instant its date or timestamp_ntz stands for (read as UTC,
         as the effective end was written): compared with the ends below. #}
     {%- set start = scd2_audit._scd2_utc_instant_sql(a.effective_start_ts,

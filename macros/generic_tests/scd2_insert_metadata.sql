@@ -8,6 +8,7 @@
         remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
     ) %}
     {%- set a = ctx.audit %}
+    {%- do scd2_audit._scd2_assert_test_columns(model, ctx, 'scd2_insert_metadata') %}
 
     with versions as (
         select * from {{ model }}

@@ -23,6 +23,7 @@
         - dbt's `agate_table` result (for `dbt seed --show`) is a sample read back from the
           table, so the file is never read into Python on the fast path.
     -#}
+    {%- do scd2_audit._scd2_assert_demo_at_home("Seed '" ~ model['name'] ~ "'") -%}
     {%- do scd2_audit._scd2_assert_dispatch("Seed '" ~ model['name'] ~ "'") -%}
     {%- set identifier = model['alias'] -%}
     {%- set full_refresh_mode = should_full_refresh() -%}

@@ -32,6 +32,7 @@
         dbt-spark's, through the macros it calls (spark_build_snapshot_staging_table,
         snapshot_merge_sql, ...), which this project overrides where its header says.
     -#}
+    {%- do scd2_audit._scd2_assert_demo_at_home("Snapshot '" ~ model.name ~ "'") -%}
     {%- do scd2_audit._scd2_assert_dispatch("Snapshot '" ~ model.name ~ "'") -%}
     {%- set target_table = model.get('alias', model.get('name')) -%}
 

@@ -37,12 +37,14 @@
             'columns': config.get('snapshot_table_column_names') or get_snapshot_table_column_names(),
         }) -%}
     {%- elif execute -%}
+        {#- A generic test's `where` config makes the relation a subquery: its table. -#}
+        {%- set table = scd2_audit._scd2_table_relation(relation) or relation -%}
         {#- A unit test's graph has no nodes: the relation is then its fixture. -#}
         {%- for node in (graph.get('nodes') or {}).values()
                 if (node.resource_type == 'snapshot'
                     or node.config.materialized == 'scd2_events')
-                and node.schema | lower == relation.schema | lower
-                and (node.alias or node.name) | lower == relation.identifier | lower -%}
+                and node.schema | lower == table.schema | lower
+                and (node.alias or node.name) | lower == table.identifier | lower -%}
             {%- do found.update({
                 'unique_key': node.config.unique_key,
                 'valid_to_current': node.config.get('dbt_valid_to_current'),

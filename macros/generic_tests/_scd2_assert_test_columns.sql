@@ -1,0 +1,24 @@
+{% macro _scd2_assert_test_columns(model, ctx, test_name) -%}
+    {#-
+        Before a generic test that reads the audit columns runs: the tested table must have
+        them and dbt's validity columns (the names from `ctx`, _scd2_snapshot_context). A
+        snapshot built without the package's snapshot macros (a project that installed the
+        package without its dispatch block) has none, and the test failed on Spark's
+        UNRESOLVED_COLUMN, naming neither the table nor the fix. A table not built yet is
+        left to the test's own run.
+    -#}
+    {%- set types = scd2_audit._scd2_column_types(model) -%}
+    {%- set a = ctx.audit -%}
+    {%- set needed = [ctx.columns.dbt_valid_from, ctx.columns.dbt_valid_to, a.effective_start_ts,
+        a.effective_end_ts, a.insert_process_id, a.insert_ts, a.update_process_id,
+        a.update_ts] -%}
+    {%- set missing = needed | map('lower') | reject('in', types) | list -%}
+    {%- if types and missing -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_audit." ~ test_name ~ " on " ~ model ~ ": the table has no column(s) "
+            ~ missing | join(', ') ~ " (its columns: " ~ types.keys() | join(', ') ~ "), so "
+            ~ "it is no SCD2 history of this package. A snapshot built by dbt's own snapshot "
+            ~ "macros lacks them: install the package as docs/package.md says (its dispatch "
+            ~ "block and snapshot wrapper), and the snapshot's next run adds them.") }}
+    {%- endif -%}
+{%- endmacro %}
