@@ -220,7 +220,7 @@ def test_a_key_renamed_in_the_config_and_the_source_fails_clearly_and_the_advice
     message = snapshot_failure(dbt_project)
     assert "unique_key names cust_id, which the table" in message
     assert "(its columns: id, name, amount, updated_at, dbt_scd_id" in message
-    assert "rename column <old name> to cust_id" in message
+    assert "rename column <old name> to `cust_id`" in message
     assert "UNRESOLVED_COLUMN" not in message
     assert all_rows(dbt_project) == before
     assert iceberg_commits(dbt_project) == commits

@@ -26,7 +26,8 @@
             ~ table_columns | join(', ') ~ "). The versions there are keyed by other "
             ~ "columns, and a snapshot's key cannot change in place. Nothing was written. If "
             ~ "it is the same key under a new name, rename the table's column too (alter table "
-            ~ relation ~ " rename column <old name> to " ~ missing[0] ~ "), or select it under "
+            ~ relation ~ " rename column <old name> to " ~ scd2_audit._scd2_quote(missing[0])
+            ~ "), or select it under "
             ~ "its old name and set unique_key back; if it is another key, snapshot into a new "
             ~ "table.") }}
     {%- endif -%}

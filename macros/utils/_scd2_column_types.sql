@@ -2,9 +2,9 @@
     {#-
         The columns of `relation` as {name (lower case): Spark type (lower case)}, in table
         order; empty before execution (dbt's parse), when the adapter is not asked, and for
-        a query in place of a relation (a generic test's `where` config makes its model one).
-        A relation that dbt renders as a subquery (`ref()` under `--empty`, a microbatch) is
-        described as its table (_scd2_table_relation).
+        a query in place of a relation. A relation that dbt renders as a subquery (`ref()`
+        under `--empty`, a microbatch, a generic test's `where` config) is described as its
+        table (_scd2_table_relation).
     -#}
     {%- set types = {} -%}
     {%- set table = scd2_audit._scd2_table_relation(relation) if execute else none -%}

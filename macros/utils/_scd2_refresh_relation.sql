@@ -20,15 +20,19 @@
     {%- endif -%}
     {#- A schema with a catalog in it (`spark_catalog.raw`, as a source may name one, since
         dbt-spark takes no `database`): its namespace is asked of that catalog, each part
-        quoted; `show databases` lists the current catalog's only. -#}
+        quoted; `show databases` lists the current catalog's only. A catalog the session has
+        not loaded (`show catalogs` lists the loaded ones) holds nothing to refresh, and one
+        that does not exist is the query's to report. -#}
     {%- set parts = table.schema.split('.') -%}
     {%- set quoted_parts = [] -%}
     {%- for part in parts -%}
         {%- do quoted_parts.append(scd2_audit._scd2_quote(part)) -%}
     {%- endfor -%}
     {%- if parts | length > 1 -%}
-        {%- set schema_exists = run_query('show namespaces in ' ~ quoted_parts[0] ~ ' like '
-            ~ scd2_audit._scd2_sql_string(parts[1:] | join('.'))).rows | length > 0 -%}
+        {%- set schema_exists = run_query('show catalogs like '
+                ~ scd2_audit._scd2_sql_string(parts[0])).rows | length > 0
+            and run_query('show namespaces in ' ~ quoted_parts[0] ~ ' like '
+                ~ scd2_audit._scd2_sql_string(parts[1:] | join('.'))).rows | length > 0 -%}
     {%- else -%}
         {%- set schema_exists = adapter.check_schema_exists(table.database, table.schema) -%}
     {%- endif -%}

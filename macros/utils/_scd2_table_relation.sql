@@ -12,11 +12,19 @@
         renamed column names at all.
     -#}
     {%- if relation is string -%}
+        {#- The relation inside may itself be a subquery (`--empty`'s limit, `--sample`'s
+            event-time filter): the innermost `select * from` names the table. Its parts
+            may be quoted (`my snap`); all but the last are its schema, a catalog too. -#}
+        {%- set name = '((?:`[^`]*`|[^\\s()`.]+)(?:\\.(?:`[^`]*`|[^\\s()`.]+))*)' -%}
         {%- set filtered = modules.re.match(
-            '^\\s*\\(select \\* from (\\S+) where .*\\) dbt_subquery\\s*$',
-            relation, modules.re.DOTALL) -%}
-        {%- set parts = filtered.group(1).replace('`', '').split('.') if filtered else [] -%}
-        {{ return(api.Relation.create(schema=parts[-2], identifier=parts[-1])
+            '^\\s*\\((?:select \\* from \\()*select \\* from ' ~ name
+            ~ '\\s.*\\) dbt_subquery\\s*$', relation, modules.re.DOTALL) -%}
+        {%- set parts = [] -%}
+        {%- for quoted, plain in modules.re.findall('`([^`]*)`|([^.`]+)',
+                filtered.group(1) if filtered else '') -%}
+            {%- do parts.append(quoted or plain) -%}
+        {%- endfor -%}
+        {{ return(api.Relation.create(schema=parts[:-1] | join('.'), identifier=parts[-1])
             if parts | length > 1 else none) }}
     {%- endif -%}
     {%- if relation.identifier is not defined or not relation.identifier -%}
