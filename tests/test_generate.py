@@ -249,7 +249,10 @@ def test_csv_round_trips_exactly(spark: SparkSession, csv_days: dict[str, DataFr
 
 
 def test_same_seed_gives_byte_identical_files(anchor_run: Path, tmp_path: Path) -> None:
-    assert main([*ANCHOR, str(tmp_path / "day1"), str(tmp_path / "day2")]) == 0
+    # The default seed given, between the shares and the folders: options may sit anywhere
+    # (the folders were "unrecognized arguments" there).
+    argv = [*ANCHOR, "--seed", "42", str(tmp_path / "day1"), str(tmp_path / "day2")]
+    assert main(argv) == 0
     for day in ("day1", "day2"):
         assert sorted(p.name for p in (tmp_path / day).iterdir()) == sorted(FILES)
         match, mismatch, errors = filecmp.cmpfiles(
@@ -441,6 +444,18 @@ def test_events_mode_writes_each_days_change_events(spark: SparkSession) -> None
 
     assert main([*small, *no_extras, "--events", "debezium", "--day", "2"]) == 0
     assert ops("raw_debezium_events") == day2
+
+    # Again with 5 non-key columns: the JSON table takes the batch's new shape (it kept the
+    # first run's, and read the new columns as nothing).
+    wider = [*small[:3], "5", *small[4:]]
+    assert main([*wider, *no_extras, "--events", "debezium", "--day", "2"]) == 0
+    table = f"{schema}.raw_debezium_events"
+    fields = spark.table(table).schema["after"].dataType.fieldNames()
+    assert fields == ["key_1", "key_2", "col_1", "col_2", "col_3", "col_4", "col_5"]
+    assert (
+        spark.sql(f"select count(*) from {table} where after.col_5 is null").first()[0]
+        == (spark.sql(f"select count(*) from {table} where after is null").first()[0])
+    )
 
 
 def test_a_failed_write_leaves_previous_files(spark: SparkSession, tmp_path: Path) -> None:
@@ -657,6 +672,31 @@ def test_runs_as_a_script_as_spark_submit_starts_it(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert "pct_del: must be a share in [0, 1], got 2.0" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["generate", "pipeline"])
+def test_a_lakehouse_folder_that_cannot_be_made_exits_2(command: str, tmp_path: Path) -> None:
+    """LAKEHOUSE_DIR naming a file: exit 2 with what to set, and nothing written (a
+    FileExistsError traceback and exit 1 before). Each command in a process of its own,
+    which starts the lakehouse itself."""
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    arguments = {
+        "generate": [*ANCHOR[:4], "0.2", "0.4", "0.4", str(tmp_path / "d1"), str(tmp_path / "d2")],
+        "pipeline": ["--days", "1", "--init-recs", "10", "--incr-recs", "10"],
+    }[command]
+    done = subprocess.run(
+        [sys.executable, "-m", f"python_helpers.{command}", *arguments],
+        cwd=PROJECT_ROOT,
+        env={**os.environ, "LAKEHOUSE_DIR": str(blocker)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2, done.stderr
+    assert f"the lakehouse folder {blocker} (LAKEHOUSE_DIR" in done.stderr, done.stderr
+    assert "Set LAKEHOUSE_DIR to a folder this user can write" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
 
 
 def test_day_data_exposes_its_plan(spark: SparkSession) -> None:

@@ -221,7 +221,7 @@
 
     {#- The first write of the run (the quarantine or the table) is after its last check. -#}
     {% if not adapter.check_schema_exists(model.database, model.schema) %}
-        {% do create_schema(target_relation) %}
+        {% do create_schema(target_relation.without_identifier()) %}
     {% endif %}
 
     {#- Items of an event set aside are not applied: with anything set aside, the items are

@@ -51,7 +51,7 @@ from python_helpers.generator.spec import (
     InvalidGeneratorArgument,
     check_day,
 )
-from python_helpers.runtime.lakehouse import PROJECT_ROOT, lakehouse_dir
+from python_helpers.runtime.lakehouse import PROJECT_ROOT, LakehouseConfigError, lakehouse_dir
 
 PROG = "python -m python_helpers.generate"
 EXIT_BAD_ARGUMENT = 2
@@ -214,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse, validate everything, then generate and write; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     try:
         spec = GeneratorSpec(
             no_init_recs=args.no_init_recs,
@@ -241,7 +241,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_ARGUMENT
 
-    spark, started_here = generator_session(args.master)
+    try:
+        spark, started_here = generator_session(args.master)
+    except LakehouseConfigError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_ARGUMENT
     try:
         started = time.perf_counter()
         if event_spec is not None:

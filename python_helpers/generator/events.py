@@ -77,10 +77,14 @@ _INTERNAL = ("_delayed", "_duplicate")
 # What each share of EventSpec means, for the command lines that set them.
 SHARE_HELP = {
     "pct_key_change": "share of deleted keys moved into a new key by a key change",
-    "pct_recreate": "share of updated keys deleted then created again",
-    "pct_multi_update": "share of updated keys updated two or three times in the day",
-    "pct_noop": "share of unchanged keys given an update that changes nothing",
-    "pct_late": "share of unchanged keys given a late (stale) update, set aside as late",
+    "pct_recreate": "share of updated keys deleted then created again (with "
+    "--pct-multi-update at most 1: both take updated keys)",
+    "pct_multi_update": "share of updated keys updated two or three times in the day (with "
+    "--pct-recreate at most 1)",
+    "pct_noop": "share of unchanged keys given an update that changes nothing (with "
+    "--pct-late at most 1: both take unchanged keys)",
+    "pct_late": "share of unchanged keys given a late (stale) update, set aside as late (with "
+    "--pct-noop at most 1)",
     "pct_duplicate": "share of events delivered twice",
     "pct_delayed": "share of single updates and creates delivered with the next day's batch",
 }
@@ -439,7 +443,9 @@ def write_event_day(data: EventDay, schema: str, landing: Path) -> str:
     - flat: the Iceberg table ``<schema>.raw_events``, replaced in one commit;
     - debezium: Kafka Connect's JSON lines (no schema envelope) in ``landing``, replaced, read
       through the JSON table ``<schema>.raw_debezium_events`` (its schema declared, as a
-      connector's would be, so that a batch without deletes still has ``before``).
+      connector's would be, so that a batch without deletes still has ``before``), declared
+      again each run: kept, a table of an earlier run with other columns or another landing
+      folder read this batch in its old shape, and dropped the new columns without a word.
     The expected versions go to the Iceberg table ``<schema>.raw_event_versions``.
     """
     spark = data.batch.sparkSession
@@ -451,8 +457,11 @@ def write_event_day(data: EventDay, schema: str, landing: Path) -> str:
     frame = debezium_frame(data.batch, data.spec)
     frame.write.mode("overwrite").json(landing.as_uri())
     table = f"{schema}.{DEBEZIUM_TABLE}"
-    if not spark.catalog.tableExists(table):
-        spark.catalog.createTable(table, path=landing.as_uri(), source="json", schema=frame.schema)
+    # An external table over the folder: dropping it leaves the files. The refresh empties
+    # the session's cache of the table, which the drop through Iceberg's session catalog
+    # leaves (the old columns were read on).
+    spark.sql(f"drop table if exists {table}")
+    spark.catalog.createTable(table, path=landing.as_uri(), source="json", schema=frame.schema)
     spark.catalog.refreshTable(table)
     return table
 

@@ -35,6 +35,7 @@ from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError, run_dbt
 from python_helpers.runtime.lakehouse import (
     PROJECT_ROOT,
     SHORT_RUN_MAX_ROWS,
+    LakehouseConfigError,
     environment_variable,
     lakehouse_dir,
     metastore_dir,
@@ -777,7 +778,7 @@ def main(argv: list[str] | None = None) -> int:
     except InvalidGeneratorArgument as exc:
         print(f"error: {_argument_error(exc)}", file=sys.stderr)
         return 2
-    except PipelineError as exc:
+    except (PipelineError, LakehouseConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except DbtStepError as exc:

@@ -272,8 +272,18 @@ def write_spark_defaults(path: Path | None = None) -> Path:
 
 
 def prepare_dirs() -> None:
+    """The lakehouse's folders, created if missing; :class:`LakehouseConfigError` naming
+    ``LAKEHOUSE_DIR`` when one cannot be (a file in the way, no permission): a traceback
+    before."""
     for path in (lakehouse_dir(), warehouse_dir(), lakehouse_dir() / "tmp"):
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LakehouseConfigError(
+                f"the lakehouse folder {lakehouse_dir()} (LAKEHOUSE_DIR, default .lakehouse) "
+                f"cannot be used: creating {path} failed ({exc.strerror}). Set LAKEHOUSE_DIR "
+                "to a folder this user can write (created if missing)."
+            ) from exc
 
 
 def main(argv: list[str] | None = None) -> int:
