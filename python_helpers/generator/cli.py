@@ -385,7 +385,8 @@ def _event_summary(data: EventDay) -> str:
 
 def _summary(data: DayData) -> str:
     plan = data.plan
-    head = f"day {plan.day} ({plan.business_date.isoformat()}): {plan.rows:,} rows"
+    rows = "1 row" if plan.rows == 1 else f"{plan.rows:,} rows"
+    head = f"day {plan.day} ({plan.business_date.isoformat()}): {rows}"
     if plan.day == 1:
         return f"{head}, all inserted"
     counts = ", ".join(f"{n:,} {change}" for change, n in plan.counts().items())

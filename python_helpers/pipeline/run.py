@@ -5,7 +5,12 @@ All dbt steps run in this process through dbt's programmatic runner, on the one 
 this process starts. After the last day it prints, per snapshot and per run (process id), the
 versions inserted, updated, deleted and unchanged, and reconciles each against the
 generator's manifest, key by key. Exit status: 0 when every step passed and every
-reconciliation is OK, 1 on a failed dbt step or a MISMATCH, 2 on bad arguments.
+reconciliation is OK, 1 on a failed dbt step or a MISMATCH, 2 on bad arguments or a setup it
+cannot run on (no Thrift server answering, a lakehouse folder it cannot create, a
+--keep-warehouse schema that holds tables).
+
+The lakehouse (warehouse, metastore) is the folder LAKEHOUSE_DIR names (default: .lakehouse
+in the project); the generated seeds go to the project's seeds/generated.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from python_helpers.generator.events import (
     add_share_arguments,
     spec_from_arguments,
 )
-from python_helpers.generator.spec import SOURCE_TABLE, InvalidGeneratorArgument
+from python_helpers.generator.spec import MAX_DAY, SOURCE_TABLE, InvalidGeneratorArgument
 from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError, run_dbt
 from python_helpers.runtime.lakehouse import (
     PROJECT_ROOT,
@@ -695,7 +700,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--days",
         type=_positive_int,
         default=defaults.days,
-        help="business days to run, day 1 included (default %(default)s)",
+        help=f"business days to run, day 1 included, at most {MAX_DAY} (default %(default)s)",
     )
     add(
         "--seed",
