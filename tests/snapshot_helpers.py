@@ -42,6 +42,11 @@ def day(project: ScratchProject, header: str, rows: list[str], source: str = "sr
     return project.dbt("snapshot")
 
 
+def compiled_code(step: DbtStep) -> str:
+    """The SQL a one-node `dbt compile` (`--inline`, `--select`) compiled."""
+    return step.result.results[0].node.compiled_code
+
+
 def snapshot_failure(project: ScratchProject, *args: str) -> str:
     """Run `dbt snapshot` (with ``args``), expecting its one node to fail; its error message."""
     step = project.dbt("snapshot", *args, check=False)

@@ -18,6 +18,7 @@ import yaml
 
 from python_helpers.runtime.dbt_invoke import DbtStep
 from python_helpers.tooling.scratch import ScratchProject
+from tests.snapshot_helpers import compiled_code
 
 VARS = ("--vars", "{cdc_no_keys: 2}")
 SNAPSHOTS = ("cdc_check_snapshot", "cdc_timestamp_snapshot")
@@ -69,10 +70,6 @@ def _state(project: ScratchProject, relation: str) -> set[Row]:
     return result
 
 
-def _compiled(step: DbtStep) -> str:
-    return step.result.results[0].node.compiled_code
-
-
 @pytest.fixture
 def project(dbt_project: ScratchProject) -> ScratchProject:
     """The scratch project with the project's own models and snapshots."""
@@ -112,7 +109,7 @@ def test_analyst_models_on_two_days(project: ScratchProject) -> None:
     # Before the first snapshot the models still compile (dbt compile, docs, sqlfluff): the
     # columns documented for the snapshot stand in for the missing table's.
     compiled = project.dbt("compile", "-s", "cdc_check_current", *VARS)
-    assert "`key_5`," in _compiled(compiled)
+    assert "`key_5`," in compiled_code(compiled)
 
     run1 = _day(project, DAY1)
     # A moment after run 1 and before run 2, on the processing time axis (the check
@@ -141,7 +138,7 @@ def test_analyst_models_on_two_days(project: ScratchProject) -> None:
             "--inline",
             "{{ scd2_as_of(ref('cdc_new_record_snapshot'), '" + moment + "') }}",
         )
-        assert _state(project, f"({_compiled(inline)})") == state, moment
+        assert _state(project, f"({compiled_code(inline)})") == state, moment
 
     # Change feed: exact rows, with the snapshot runs' invocation ids.
     k1a_old, k1b, k2a, k2b_old = sorted(day1)
@@ -236,7 +233,7 @@ def test_analyst_models_on_two_days(project: ScratchProject) -> None:
         "--inline",
         "{{ scd2_as_of(ref('cdc_timestamp_snapshot'), '" + BETWEEN_BUSINESS_DAYS + "') }}",
     )
-    assert _state(project, f"({_compiled(inline)})") == day1
+    assert _state(project, f"({compiled_code(inline)})") == day1
     # Before anything was snapshotted: nothing.
     inline = project.dbt(
         "compile",
@@ -244,7 +241,7 @@ def test_analyst_models_on_two_days(project: ScratchProject) -> None:
         "--inline",
         "{{ scd2_as_of(ref('cdc_check_snapshot'), 'current_timestamp() - interval 1 day') }}",
     )
-    assert _state(project, f"({_compiled(inline)})") == set()
+    assert _state(project, f"({compiled_code(inline)})") == set()
 
     # Legacy view: every version, the high-end timestamp instead of NULL in dbt_valid_to.
     for snapshot, legacy in zip(
@@ -371,7 +368,7 @@ def _as_of_sql(project: ScratchProject, snapshot: str, moment: str, *args: str) 
     step = project.dbt(
         "compile", *args, "--inline", f"{{{{ scd2_as_of(ref('{snapshot}'), '{moment}') }}}}"
     )
-    return _compiled(step)
+    return compiled_code(step)
 
 
 def test_change_feed_and_as_of_on_generated_days(project: ScratchProject) -> None:

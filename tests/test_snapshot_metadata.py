@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 import yaml
 
-from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError
+from python_helpers.runtime.dbt_invoke import DbtStepError
 from python_helpers.tooling.scratch import ScratchProject
 from tests.snapshot_helpers import (
     AUDIT,
@@ -20,6 +20,7 @@ from tests.snapshot_helpers import (
     assert_closed,
     assert_open,
     columns,
+    compiled_code,
     day,
     history,
     snapshot_failure,
@@ -835,7 +836,7 @@ def test_analyst_macros_compile_before_the_first_snapshot(dbt_project: ScratchPr
     dbt_project.write_seed("src", "id,name", ["1,a"])  # its seed, not loaded
     call = "{{ scd2_current(ref('snap')) }}"
     step = dbt_project.dbt("compile", "--inline", call)
-    compiled = " ".join(_compiled_code(step).split())
+    compiled = " ".join(compiled_code(step).split())
     assert compiled.startswith(f"select `id` from {dbt_project.schema}.snap where"), compiled
     with pytest.raises(DbtStepError) as failed:
         dbt_project.dbt("show", "--inline", call)
@@ -879,7 +880,7 @@ def test_date_validity_reads_alike_in_every_time_zone(dbt_project: ScratchProjec
             step = dbt_project.dbt(
                 "compile", "--inline", f"{{{{ scd2_as_of(ref('snap'), '{moment}') }}}}"
             )
-            sql = step.result.results[0].node.compiled_code
+            sql = compiled_code(step)
             return sorted((r["id"], r["name"]) for r in spark.sql(sql).collect())
 
         # Moments without a zone are UTC: the day changes at UTC midnight, in New York too.
@@ -1004,7 +1005,7 @@ def test_current_state_of_a_copy_with_valid_to_current(dbt_project: ScratchProje
         f"{{{{ scd2_current({relation}, unique_key='id', "
         f"valid_to_current=\"to_timestamp('9999-12-31')\") }}}}",
     )
-    sql = step.result.results[0].node.compiled_code
+    sql = compiled_code(step)
     assert sorted(tuple(r) for r in dbt_project.spark.sql(sql).collect()) == [(1, "a2"), (3, "c")]
 
 
@@ -1031,7 +1032,7 @@ def test_analyst_views_of_a_snapshot_with_columns_named_like_an_events_tables(
 
     def view(call: str) -> list[tuple]:
         step = dbt_project.dbt("compile", "--inline", f"{{{{ {call} }}}}")
-        return [tuple(r) for r in dbt_project.spark.sql(_compiled_code(step)).collect()]
+        return [tuple(r) for r in dbt_project.spark.sql(compiled_code(step)).collect()]
 
     extra = ("p1", "p2", "x")
     assert sorted(view("scd2_current(ref('snap'))")) == [
@@ -1050,7 +1051,7 @@ def test_analyst_views_of_a_snapshot_with_columns_named_like_an_events_tables(
     )
     legacy = dbt_project.spark.sql(
         "select id, name, date_format(dbt_valid_to, 'yyyy-MM-dd HH:mm:ss') as valid_to from ("
-        + _compiled_code(dbt_project.dbt("compile", "--inline", "{{ scd2_legacy(ref('snap')) }}"))
+        + compiled_code(dbt_project.dbt("compile", "--inline", "{{ scd2_legacy(ref('snap')) }}"))
         + ") order by id, dbt_valid_from"
     ).collect()
     closed_at = dbt_project.spark.sql(
@@ -1062,10 +1063,6 @@ def test_analyst_views_of_a_snapshot_with_columns_named_like_an_events_tables(
         (1, "a2", HIGH_END),
         (2, "b", HIGH_END),
     ]
-
-
-def _compiled_code(step: DbtStep) -> str:
-    return step.result.results[0].node.compiled_code
 
 
 def test_misbehaving_queries_in_one_run(dbt_project: ScratchProject) -> None:

@@ -20,6 +20,7 @@ from tests.snapshot_helpers import (
     HIGH_END,
     assert_closed,
     assert_open,
+    compiled_code,
     day,
     history,
     snapshot_failure,
@@ -818,7 +819,7 @@ def test_table_built_by_stock_dbt_gets_the_metadata_columns(
     # The change feed: the stock runs are unknown (no inserting run, the unknown closing run);
     # the update one of them made (2: 20 to 21) is an update, not a delete and an insert.
     step = dbt_project.dbt("compile", "--inline", "{{ scd2_change_feed(ref('snap')) }}")
-    feed = dbt_project.spark.sql(step.result.results[0].node.compiled_code).collect()
+    feed = dbt_project.spark.sql(compiled_code(step)).collect()
     assert sorted(
         ((r.id, r.amount, r._change_type, r._process_id) for r in feed),
         key=lambda r: (r[0], r[1], r[2]),

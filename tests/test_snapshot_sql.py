@@ -6,7 +6,7 @@ import pytest
 
 from python_helpers.runtime.dbt_invoke import DbtStepError
 from python_helpers.tooling.scratch import ScratchProject
-from tests.snapshot_helpers import day, history, write_snapshot
+from tests.snapshot_helpers import compiled_code, day, history, write_snapshot
 
 RENDER_MERGE = """
 {% macro render_merge(is_iceberg) %}
@@ -200,7 +200,7 @@ def test_plain_dates_are_utc_midnights(dbt_project: ScratchProject) -> None:
         step = dbt_project.dbt(
             "compile", "--inline", f"{{{{ scd2_as_of(ref('snap'), '{moment}') }}}}"
         )
-        sql = step.result.results[0].node.compiled_code
+        sql = compiled_code(step)
         return sorted(r["id"] for r in dbt_project.spark.sql(sql).collect())
 
     spark = dbt_project.spark

@@ -14,20 +14,18 @@
     {%- set audit_missing = [a.effective_start_ts, a.effective_end_ts, a.insert_process_id,
         a.insert_ts, a.update_process_id, a.update_ts] | map('lower') | reject('in', types)
         | list -%}
-    {%- if types and dbt_missing -%}
+    {%- set missing = dbt_missing or audit_missing -%}
+    {%- if types and missing -%}
         {{ exceptions.raise_compiler_error(
             "scd2_audit." ~ test_name ~ " on " ~ model ~ ": the table has no column(s) "
-            ~ dbt_missing | join(', ') ~ " (its columns: " ~ types.keys() | join(', ')
-            ~ "). A snapshot whose dbt columns were renamed (snapshot_meta_column_names) is "
-            ~ "tested through the snapshot itself, whose config gives their names; a copy of "
-            ~ "one cannot be. Attach the test to the snapshot.") }}
-    {%- endif -%}
-    {%- if types and audit_missing -%}
-        {{ exceptions.raise_compiler_error(
-            "scd2_audit." ~ test_name ~ " on " ~ model ~ ": the table has no column(s) "
-            ~ audit_missing | join(', ') ~ " (its columns: " ~ types.keys() | join(', ')
-            ~ "), so it is no SCD2 history of this package. A snapshot built by dbt's own "
-            ~ "snapshot macros lacks them: install the package as docs/package.md says (its "
-            ~ "dispatch block and snapshot wrapper), and the snapshot's next run adds them.") }}
+            ~ missing | join(', ') ~ " (its columns: " ~ types.keys() | join(', ') ~ ")"
+            ~ ((". A snapshot whose dbt columns were renamed (snapshot_meta_column_names) is "
+                ~ "tested through the snapshot itself, whose config gives their names; a copy "
+                ~ "of one cannot be. Attach the test to the snapshot.")
+            if dbt_missing else
+                (", so it is no SCD2 history of this package. A snapshot built by dbt's own "
+                ~ "snapshot macros lacks them: install the package as docs/package.md says "
+                ~ "(its dispatch block and snapshot wrapper), and the snapshot's next run adds "
+                ~ "them."))) }}
     {%- endif -%}
 {%- endmacro %}

@@ -12,12 +12,9 @@
     {%- if not execute -%}{{ return(none) }}{%- endif -%}
     {%- set present = table_columns | map('lower') | list -%}
     {%- set missing = [] -%}
-    {%- for key in scd2_audit._scd2_column_list(config.get('unique_key')) -%}
-        {%- set name = scd2_audit._scd2_unquoted_name(key) -%}
-        {%- if (name != key or scd2_audit._scd2_is_plain_name(name))
-                and name | lower not in present -%}
-            {%- do missing.append(name) -%}
-        {%- endif -%}
+    {%- for field in scd2_audit._scd2_unique_key_fields(config.get('unique_key'))
+            if field.column is not none and field.column | lower not in present -%}
+        {%- do missing.append(field.column) -%}
     {%- endfor -%}
     {%- if missing -%}
         {{ exceptions.raise_compiler_error(
