@@ -344,7 +344,9 @@ def test_the_session_settings_are_put_back(dbt_project: ScratchProject) -> None:
     """A run changes Spark settings for its own statements (docs/events.md). They are put back
     after a run, after a run it fails itself, and, by the next run, after a run stopped by a
     failing statement. The steps a run cached are released with its views (dropping a cached
-    temporary view uncaches it), after a run and after a run it fails itself."""
+    temporary view uncaches it), after a run and after a run it fails itself; those of a run
+    stopped by a failing statement, by the model's next run, which keeps the views of another
+    model's run."""
     spark = dbt_project.spark
     spark.conf.set("spark.sql.adaptive.enabled", "true")
     before = {name: spark.conf.get(name) for name in RUN_SETTINGS}
@@ -384,10 +386,22 @@ def test_the_session_settings_are_put_back(dbt_project: ScratchProject) -> None:
     assert "boom" in failure(dbt_project)
     assert spark.conf.get("spark.sql.adaptive.enabled") == "false"
 
+    def views(pattern: str) -> list[str]:
+        rows = spark.sql(f"show views in global_temp like '{pattern}'").collect()
+        return [r.viewName for r in rows if r.isTemporary]
+
+    # The stopped run left its views and cached steps; another model's view of the same shape
+    # of name (`<model>__events_<hash>_<invocation id>_...`) is not the model's own.
+    assert views("history__events_*") and not cache.isEmpty()
+    spark.sql("create temporary view other__events_0123abcd_0123_scd2_items as select 1 as a")
     write_model(dbt_project)
     write_events(dbt_project, [ev("c", 2, "B", 1)])
     run(dbt_project)
     assert settings() == before
+    assert views("history__events_*") == []
+    assert cache.isEmpty()
+    assert views("other__events_*") == ["other__events_0123abcd_0123_scd2_items"]
+    spark.sql("drop view other__events_0123abcd_0123_scd2_items")
     assert brief(versions(dbt_project)) == [(1, "A", 0, None, None), (2, "B", 1, None, None)]
 
 
@@ -703,6 +717,21 @@ def test_dbt_valid_to_current_marks_the_open_versions(dbt_project: ScratchProjec
         write_model(dbt_project, config)
         assert expected in failure(dbt_project), config
     model = dbt_project.root / "models" / "history.sql"
+    # An enforced contract, which dbt wants with every column's type, was ignored.
+    write_model(dbt_project, "contract={'enforced': true},")
+    typed = [{"name": n, "data_type": t} for n, t in [("id", "int"), ("name", "string")]]
+    dbt_project.write(
+        "models/history.yml",
+        yaml.safe_dump({"version": 2, "models": [{"name": "history", "columns": typed}]}),
+    )
+    assert "contract: {enforced: true} is not read" in failure(dbt_project)
+    # The key as its own old key: no key change could ever be seen.
+    write_model(dbt_project)
+    model.write_text(model.read_text().replace("columns=['before_id']", "columns=['id']"))
+    assert "event_old_key_columns names the unique_key columns themselves ['id']" in (
+        failure(dbt_project)
+    )
+    write_model(dbt_project)
     model.write_text(model.read_text().replace("unique_key='id'", "unique_key=['id', 'ID']"))
     assert "unique_key names a column twice: ['id', 'id']" in failure(dbt_project)
     write_model(dbt_project, "dbt_valid_to_current='current_timestamp()',")
@@ -710,6 +739,67 @@ def test_dbt_valid_to_current_marks_the_open_versions(dbt_project: ScratchProjec
         failure(dbt_project)
     )
     assert iceberg_commits(dbt_project, "history") == commits
+
+
+def test_event_times_at_or_after_the_high_end_are_malformed(dbt_project: ScratchProject) -> None:
+    """An event at or after the high end of open versions (scd2_high_end_ts, 9999-12-31
+    23:59:59 UTC; and dbt_valid_to_current where set) would open a version that ends before it
+    starts: it is malformed, failing the run before anything is written, or set aside with
+    on_malformed_event='quarantine'. A second before the high end is an event like any other.
+    The session is UTC, as the tests' Spark is configured."""
+    high_end = datetime(9999, 12, 31, 23, 59, 59)
+
+    def at_time(key: int, name: str, when: datetime) -> tuple:
+        return (key, name, "c", when, 0, None)
+
+    write_model(dbt_project)
+    write_events(
+        dbt_project,
+        [
+            ev("c", 1, "A", 0),
+            at_time(2, "B", high_end),
+            at_time(3, "C", high_end + timedelta(microseconds=999_999)),
+        ],
+    )
+    message = failure(dbt_project)
+    assert "2 malformed event(s)" in message, message
+    assert "event time at or after the high end of open versions" in message, message
+    assert "Nothing was written" in message, message
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
+
+    write_model(dbt_project, "on_malformed_event='quarantine',")
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [(1, "A", 0, None, None)]
+    reason = "malformed: event time at or after the high end of open versions (scd2_high_end_ts)"
+    assert quarantined(dbt_project, "id, scd2_reason") == [(2, reason), (3, reason)]
+
+    write_events(dbt_project, [at_time(2, "B", high_end - timedelta(seconds=1))])
+    run(dbt_project)
+    rows = versions(dbt_project)
+    assert [(r["id"], r["dbt_valid_from"], r["dbt_valid_to"]) for r in rows] == [
+        (1, at(0), None),
+        (2, high_end - timedelta(seconds=1), None),
+    ]
+    assert_generic_tests_pass(dbt_project)
+
+    # Beside dbt_valid_to_current, an event at or after it.
+    write_model(
+        dbt_project,
+        "dbt_valid_to_current=\"to_timestamp('2099-12-31')\", on_malformed_event='quarantine',",
+        name="dated",
+        source="raw_dated",
+    )
+    write_events(
+        dbt_project, [ev("c", 1, "A", 0), at_time(2, "B", datetime(2099, 12, 31))], "raw_dated"
+    )
+    dbt_project.dbt("run", "--select", "dated")
+    dated = dbt_project.spark.sql(
+        f"select id, scd2_reason from {dbt_project.table('dated__quarantine')}"
+    ).collect()
+    assert [tuple(r) for r in dated] == [
+        (2, "malformed: event time at or after dbt_valid_to_current")
+    ]
+    assert [r.id for r in dbt_project.spark.table(dbt_project.table("dated")).collect()] == [1]
 
 
 def test_a_changed_high_end_fails_and_writes_nothing(dbt_project: ScratchProject) -> None:

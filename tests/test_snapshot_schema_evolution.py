@@ -1272,6 +1272,73 @@ def test_null_updated_at_fails_clearly(dbt_project: ScratchProject) -> None:
     assert iceberg_commits(dbt_project) == commits
 
 
+def test_updated_at_at_or_after_the_high_end_fails_clearly(dbt_project: ScratchProject) -> None:
+    """An updated_at at or after the high end of open versions (scd2_high_end_ts, and
+    dbt_valid_to_current where set) would open a version that ends before it starts, which no
+    as-of moment finds and scd2_contiguous_validity calls inverted: the run fails before
+    anything is written, on a first run and on a later one, naming one key. A moment before
+    the high end is taken as usual."""
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='timestamp', updated_at='updated_at', hard_deletes='invalidate'",
+    )
+    spark = dbt_project.spark
+    spark.sql(f"create schema if not exists {dbt_project.schema}")
+
+    def source(*rows: str) -> None:
+        spark.sql(
+            f"create or replace table {dbt_project.table('src')} using iceberg as "
+            f"select * from values {', '.join(rows)} as t(id, name, updated_at)"
+        )
+
+    # Run 1: key 2 half a second after the high end (9999-12-31 23:59:59 UTC; the session
+    # is UTC): nothing is created.
+    source(
+        "(1, 'a', timestamp'2024-01-01 00:00:00')",
+        "(2, 'b', timestamp'9999-12-31 23:59:59.5')",
+    )
+    message = snapshot_failure(dbt_project, "--select", "snap")
+    assert "1 row(s) whose updated_at (updated_at) is at or after the high end" in message
+    assert "e.g. (id=2)" in message, message
+    assert "Nothing was written" in message, message
+    assert not spark.catalog.tableExists(dbt_project.table("snap"))
+
+    # Run 2: a second before the high end is a moment like any other.
+    source(
+        "(1, 'a', timestamp'2024-01-01 00:00:00')",
+        "(2, 'b', timestamp'9999-12-31 23:59:58')",
+    )
+    dbt_project.dbt("snapshot", "--select", "snap")
+    assert [(r["id"], r["dbt_valid_from"]) for r in history(dbt_project, "snap")] == [
+        (1, datetime(2024, 1, 1)),
+        (2, datetime(9999, 12, 31, 23, 59, 58)),
+    ]
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+
+    # Run 3: key 1 updated at exactly the high end: nothing written.
+    source(
+        "(1, 'a2', timestamp'9999-12-31 23:59:59')",
+        "(2, 'b', timestamp'9999-12-31 23:59:58')",
+    )
+    message = snapshot_failure(dbt_project, "--select", "snap")
+    assert "whose updated_at (updated_at) is at or after the high end" in message, message
+    assert "e.g. (id=1)" in message, message
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
+
+    # A date updated_at beside a dbt_valid_to_current of 2099-12-31: 2100-01-01 is after it.
+    write_table_snapshot(
+        dbt_project,
+        "unique_key='id', strategy='timestamp', updated_at='updated_at', "
+        "dbt_valid_to_current=\"to_date('2099-12-31')\"",
+        name="dated",
+    )
+    source("(1, 'a', date'2024-01-01')", "(2, 'b', date'2100-01-01')")
+    message = snapshot_failure(dbt_project, "--select", "dated")
+    assert "or dbt_valid_to_current to_date('2099-12-31')), e.g. (id=2)" in message, message
+    assert not spark.catalog.tableExists(dbt_project.table("dated"))
+
+
 MAP_DDL = "id int, tags array<string>, attrs map<string, string>, note string"
 
 

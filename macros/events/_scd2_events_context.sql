@@ -82,6 +82,12 @@
             ~ "column, in the same order (" ~ keys | length ~ "), got " ~ old_keys) -%}
     {%- endif -%}
 
+    {%- if old_keys and old_keys == keys | map('lower') | list -%}
+        {%- do problems.append("event_old_key_columns names the unique_key columns themselves "
+            ~ old_keys ~ ": an update's old key is the key it applied to before, in columns "
+            ~ "of its own (e.g. Debezium's before.id), so no key change could be seen; name "
+            ~ "those columns, or leave the setting out where the events change no key") -%}
+    {%- endif -%}
     {%- for setting, names in [('unique_key', keys), ('event_order_by', order_by),
             ('event_old_key_columns', old_keys)] if names | unique | list | length != names | length -%}
         {%- do problems.append(setting ~ " names a column twice: " ~ names) -%}
@@ -128,6 +134,12 @@
         {%- do problems.append("partition_by is not read by scd2_events, which partitions the "
             ~ "table by its audit update process id, so that a run reads and rewrites the open "
             ~ "versions alone: remove it") -%}
+    {%- endif -%}
+    {%- if (model['config'].get('contract') or {}).get('enforced') -%}
+        {%- do problems.append("contract: {enforced: true} is not read by scd2_events, whose "
+            ~ "table holds the events' value columns and the history's own (dbt's, the audit "
+            ~ "and the event columns), not the select's: remove it, and check the columns "
+            ~ "with data tests") -%}
     {%- endif -%}
     {%- for setting, instead in snapshot_only.items() if config.get(setting) is not none -%}
         {%- do problems.append(setting ~ " is a snapshot setting, which scd2_events does not "

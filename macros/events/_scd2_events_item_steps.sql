@@ -66,6 +66,15 @@
                 {%- for column in ctx.order_by %}
                 when {{ column }} is null then 'null ordering value in {{ column }}'
                 {%- endfor %}
+                {#- An open version is valid until the high end (and dbt_valid_to_current):
+                    one starting there or later would end before it starts. #}
+                when {{ scd2_audit._scd2_utc_instant_sql(time, ctx.time_type) }}
+                    >= {{ ctx.high_end }}
+                    then 'event time at or after the high end of open versions (scd2_high_end_ts)'
+                {%- if ctx.valid_to_current %}
+                when {{ time }} >= {{ ctx.valid_to_current }}
+                    then 'event time at or after dbt_valid_to_current'
+                {%- endif %}
                 when {{ key_is_null }} then 'null key'
                 {%- if olds %}
                 when cast({{ ctx.op }} as string) = {{ scd2_audit._scd2_sql_string(c['update']) }}

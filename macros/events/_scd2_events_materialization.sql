@@ -55,6 +55,7 @@
     {%- set cached = ['scd2_items', 'scd2_open_marks', 'scd2_with_marks',
         'scd2_replayed'] | map('replace', 'scd2_', prefix ~ 'scd2_', 1) | list -%}
     {%- set marked_view = prefix ~ 'scd2_marked' -%}
+    {% do scd2_audit._scd2_events_drop_stale_views(target_relation) %}
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
@@ -164,8 +165,8 @@
           Spark knows before running (those of the cached steps are exact).
         - spark.sql.inMemoryColumnarStorage.compressed off: the run's cached steps live for
           one run and are each read a few times; compressing them cost more than computing
-          them (docs/performance.md, "Sizing Spark"). They take more memory (spilled to disk
-          beyond it, as the default storage level does).
+          them (the same section). They take more memory (spilled to disk beyond it, as the
+          default storage level does).
         - spark.sql.requireAllClusterKeysForCoPartition off: the MERGE joins on the key and
           the version id, and its source, the versions, is already partitioned by the key;
           Spark then shuffles only the table to match, where by default it shuffles both by

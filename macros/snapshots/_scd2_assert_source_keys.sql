@@ -7,12 +7,17 @@
         In the same scan, where validity follows updated_at (_scd2_business_time): a null
         updated_at. dbt does not check it either: the first run gives the key a version with a
         null dbt_valid_from (never valid in any as-of query), and every later change of the key
-        is missed, as dbt's `dbt_valid_from < updated_at` is null.
+        is missed, as dbt's `dbt_valid_from < updated_at` is null. And an updated_at at or
+        after the high end of open versions (scd2_high_end_ts, and dbt_valid_to_current where
+        set), read as the effective range reads it (_scd2_utc_instant_sql; the type from
+        _scd2_assert_updated_at_type, through the strategy): its version would start after it
+        ends, which no as-of moment finds and scd2_contiguous_validity fails as inverted.
     -#}
     {%- if not execute -%}{{ return(none) }}{%- endif -%}
     {%- set keys = scd2_audit._scd2_snapshot_context().key_columns -%}
     {%- set key_list = keys | join(', ') -%}
     {%- set dated = scd2_audit._scd2_business_time(strategy) -%}
+    {%- set valid_to_current = config.get('dbt_valid_to_current') -%}
     {#- The key columns as text, as each check reports one offending key. -#}
     {%- set key_text -%}
         {%- for key in keys %}
@@ -23,7 +28,16 @@
         with source_keys as (
             select
                 {%- if dated %}
-                {{ strategy.updated_at }} is null as dbt_no_updated_at,
+                case
+                    when {{ strategy.updated_at }} is null then 'null_updated_at'
+                    when {{ scd2_audit._scd2_utc_instant_sql(strategy.updated_at,
+                        strategy.get('scd2_updated_at_type')) }}
+                        >= {{ scd2_audit.scd2_high_end_ts() }}
+                        {%- if valid_to_current %}
+                        or {{ strategy.updated_at }} >= {{ valid_to_current }}
+                        {%- endif %}
+                        then 'updated_at_at_high_end'
+                end as dbt_updated_at_problem,
                 {%- endif %}
                 {%- for key in keys %}
                 {{ key }} as dbt_key_{{ loop.index }}{{ ',' if not loop.last }}
@@ -59,13 +73,13 @@
         ){{ ',' if dated }}
         {%- if dated %}
 
-        null_updated_at as (
+        bad_updated_at as (
             select
-                'null_updated_at' as problem,
+                dbt_updated_at_problem as problem,
                 {{- key_text }}
-                count(*) over () as rows
+                count(*) over (partition by dbt_updated_at_problem) as rows
             from source_keys
-            where dbt_no_updated_at
+            where dbt_updated_at_problem is not null
             limit 1
         )
         {%- endif %}
@@ -75,7 +89,7 @@
         select * from duplicate_keys
         {%- if dated %}
         union all
-        select * from null_updated_at
+        select * from bad_updated_at
         {%- endif %}
     {%- endset -%}
     {%- set found = run_query(checks) -%}
@@ -93,6 +107,15 @@
                 ~ "row one in the snapshot query (e.g. coalesce(" ~ strategy.updated_at
                 ~ ", created_at)) or filter those rows. Nothing was written; the snapshot table "
                 ~ "is unchanged.") }}
+        {%- elif row[0] == 'updated_at_at_high_end' -%}
+            {{ exceptions.raise_compiler_error(
+                "Snapshot '" ~ model.name ~ "': the source has " ~ row[-1] ~ " row(s) whose "
+                ~ "updated_at (" ~ strategy.updated_at ~ ") is at or after the high end of open "
+                ~ "versions (" ~ scd2_audit.scd2_high_end_ts()
+                ~ (", or dbt_valid_to_current " ~ valid_to_current if valid_to_current else "")
+                ~ "), e.g. (" ~ values | join(', ') ~ "). An open version is valid until then, so "
+                ~ "such a version would end before it starts. Correct or filter those rows in "
+                ~ "the snapshot query. Nothing was written; the snapshot table is unchanged.") }}
         {%- elif row[0] == 'null' -%}
             {%- set problem = "has " ~ row[-1] ~ " row(s) with a null unique_key, e.g. (" ~ values | join(', ') ~ ")" -%}
             {%- set remedy = "filter or fix those rows in the snapshot query" -%}

@@ -9,6 +9,7 @@
         An updated_at that names a column of the query takes its type from `query_columns`
         (_scd2_query_columns); an expression is described on its own.
         A date or timestamp_ntz updated_at also needs a dbt_valid_to_current of its type.
+        Returns the type (none where validity follows the run's time).
     -#}
     {%- if not execute or not scd2_audit._scd2_business_time(strategy) -%}
         {{ return(none) }}
@@ -42,4 +43,5 @@
         {%- do scd2_audit._scd2_assert_valid_to_current(none, type,
             'updated_at (' ~ strategy.updated_at ~ ')') -%}
     {%- endif -%}
+    {{ return(type) }}
 {%- endmacro %}

@@ -95,8 +95,10 @@
         {% do strategy.update({'row_changed': scd2_audit._scd2_check_row_changed(
             model, "snapshotted_data", "source_data", target_relation, query_column_names)}) %}
     {% endif %}
-    {% do scd2_audit._scd2_assert_updated_at_type(
-        strategy, model['compiled_code'], query_columns) %}
+    {#- Its type, for the source keys' check (spark__build_snapshot_table and
+        spark__snapshot_staging_table take dbt's arguments). -#}
+    {% do strategy.update({'scd2_updated_at_type': scd2_audit._scd2_assert_updated_at_type(
+        strategy, model['compiled_code'], query_columns)}) %}
     {% do scd2_audit._scd2_assert_source_types(query_columns) %}
     {% set layout = scd2_audit._scd2_snapshot_layout(target_relation, target_relation_exists) %}
     {% if target_relation_exists %}
