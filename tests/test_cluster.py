@@ -47,6 +47,7 @@ from python_helpers.operations.cluster import (
     ClusterPorts,
     ClusterState,
     client_conf,
+    describe,
     free_port_offset,
     restart,
     running_parts,
@@ -128,9 +129,10 @@ def test_cluster_stop_stops_a_thrift_server_on_the_cluster(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A Thrift server started with --cluster is an application of the cluster: stopping the
-    cluster stops it too (it kept listening, and failed every query). One on the lakehouse's
-    Derby metastore is none of the cluster's and stays. No cluster runs here: processes whose
-    command line names the server's class stand for the servers."""
+    cluster stops it too (it kept listening, and failed every query), and the cluster's status
+    lists it. One on the lakehouse's Derby metastore is none of the cluster's and stays. No
+    cluster runs here: processes whose command line names the server's class stand for the
+    servers."""
     monkeypatch.setenv("LAKEHOUSE_DIR", str(tmp_path))
     shared, derby = ServerFiles(10098), ServerFiles(10099)
     shared.folder.mkdir(parents=True)
@@ -138,9 +140,14 @@ def test_cluster_stop_stops_a_thrift_server_on_the_cluster(
     try:
         for files in (shared, derby):
             files.pid.write_text(f"{stand_ins[files.port].pid}\n")
-        conf = client_conf(ClusterState(ClusterPorts.for_offset(0, 2), {}, "1g"))
+        state = ClusterState(ClusterPorts.for_offset(0, 2), {}, "1g")
+        conf = client_conf(state)
         shared.properties.write_text("".join(f"{k} {v}\n" for k, v in conf.items()))
         derby.properties.write_text("")
+        listed = describe(state)
+        pid = stand_ins[10098].pid
+        assert f"thrift      pid {pid}: Spark Thrift Server on port 10098" in listed, listed
+        assert "10099" not in listed, listed
         report = stop_cluster(say=False)
         assert report[0] == (
             f"Spark Thrift Server on port 10098 (pid {stand_ins[10098].pid}) stopped; "

@@ -106,7 +106,7 @@ def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
     )
 
 
-def test_help_and_bad_usage() -> None:
+def test_help_and_bad_usage(tmp_path: Path) -> None:
     helps = _cli("start", "--help").stdout
     for option in ("--port", "--host", "--timeout", "--lakehouse-dir", "--user"):
         assert option in helps
@@ -117,6 +117,20 @@ def test_help_and_bad_usage() -> None:
     bad_env = _cli("status", env={"SPARK_THRIFT_PORT": "ten"})
     assert bad_env.returncode == 2
     assert "SPARK_THRIFT_PORT" in bad_env.stderr
+    # make passes one THRIFT_ARGS to start, stop and status: the start's options are taken
+    # by stop and status and ignored, so an empty lakehouse is still "not running" (exit 3).
+    started_with = (
+        "--cluster",
+        "--user",
+        "x",
+        "--no-query-check",
+        "--lakehouse-dir",
+        str(tmp_path),
+    )
+    status = _cli("status", "--timeout", "300", *started_with)
+    assert status.returncode == 3, status.stderr
+    stop = _cli("stop", "--host", "0.0.0.0", *started_with)
+    assert stop.returncode == 0 and "no Spark Thrift Server runs" in stop.stdout, stop.stderr
 
 
 def test_start_reports_a_server_that_dies(tmp_path: Path) -> None:

@@ -816,6 +816,14 @@ def describe(state: ClusterState) -> str:
         alive = _part_alive(name, pid)
         lines.append(f"  {name:<11} pid {pid}: {'running' if alive else 'NOT RUNNING'}")
     lines.append(f"  postgres    {'running' if _postgres_running() else 'NOT RUNNING'}")
+    # A Thrift server started on the cluster (thrift start --cluster) is an application of it,
+    # which make cluster-stop stops first.
+    for files, pid in running_servers():
+        if on_shared_metastore(files):
+            lines.append(
+                f"  thrift      pid {pid}: Spark Thrift Server on port {files.port} "
+                f"(log {files.log})"
+            )
     settings = " ".join(f"{name}={value}" for name, value in target_env(state).items())
     lines.append(f"  dbt: --target cluster with {settings}")
     return "\n".join(lines)
@@ -833,10 +841,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m python_helpers.operations.cluster",
         description=__doc__.split("\n\n")[0]
         + " Everything runs from this machine's packages (PostgreSQL, a JDK) and pyspark's "
-        f"own jars; logs and pids are in $LAKEHOUSE_DIR/cluster. Needs: {INSTALL_HINT}.",
+        f"own jars; logs and pids are in $LAKEHOUSE_DIR/cluster. Needs: {INSTALL_HINT}. "
+        "Each command's options: COMMAND --help.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    begin = commands.add_parser("start", help="start the cluster and wait until it is ready")
+    begin = commands.add_parser(
+        "start",
+        help="start the cluster and wait until it is ready",
+        description="Start PostgreSQL (the metastore's database), the Hive metastore service, "
+        "a Spark standalone master and its workers on this machine, and wait until each is "
+        "ready. Exit status: 0 ready, 1 failed to start (what started is stopped again) or "
+        "already running, 2 bad usage or a missing package.",
+    )
     begin.add_argument(
         "--workers",
         type=int,

@@ -625,6 +625,17 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"address to probe (default: $SPARK_THRIFT_HOST, else {DEFAULT_HOST})",
     )
+    # make passes one THRIFT_ARGS to thrift-start, thrift-stop and thrift-status: the start's
+    # own options are taken by the other two and ignored, so that a THRIFT_ARGS="--cluster"
+    # exported for the session does not make `make thrift-stop` an argument error.
+    ignored = "a start option: accepted and ignored here, so that one THRIFT_ARGS serves "
+    ignored += "make thrift-start, thrift-stop and thrift-status"
+    for sub, names in ((stop_p, ["--host"]), (status_p, ["--timeout"])):
+        for name in names:
+            sub.add_argument(name, dest=f"ignored_{name[2:]}", metavar="VALUE", help=ignored)
+        sub.add_argument("--user", dest="ignored_user", metavar="VALUE", help=ignored)
+        for flag in ("--cluster", "--no-query-check"):
+            sub.add_argument(flag, dest=f"ignored_{flag[2:]}", action="store_true", help=ignored)
     return parser
 
 

@@ -5,9 +5,10 @@ All dbt steps run in this process through dbt's programmatic runner, on the one 
 this process starts. After the last day it prints, per snapshot and per run (process id), the
 versions inserted, updated, deleted and unchanged, and reconciles each against the
 generator's manifest, key by key. Exit status: 0 when every step passed and every
-reconciliation is OK, 1 on a failed dbt step or a MISMATCH, 2 on bad arguments or a setup it
-cannot run on (no Thrift server answering, a lakehouse folder it cannot create, a
---keep-warehouse schema that holds tables).
+reconciliation is OK, 1 on a failed dbt step or a MISMATCH, 2 on bad arguments (among them
+--events or --format table with --target thrift) or a setup it cannot run on (no Thrift
+server answering the thrift target, a Thrift server holding the local target's metastore, a
+lakehouse folder it cannot create, a --keep-warehouse schema that holds tables).
 
 The lakehouse (warehouse, metastore) is the folder LAKEHOUSE_DIR names (default: .lakehouse
 in the project); the generated seeds go to the project's seeds/generated.
