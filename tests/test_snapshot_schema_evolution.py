@@ -697,6 +697,43 @@ def test_changed_open_version_marks_fail_and_write_nothing(dbt_project: ScratchP
     assert_generic_tests_pass(dbt_project, *new_high_end)
 
 
+def test_a_closed_version_that_lost_its_closing_run_is_named_as_such(
+    dbt_project: ScratchProject,
+) -> None:
+    """A closed version whose audit_update_process_id was lost (by hand, a tool) sits in the
+    open partition with a closed version's marks. The run used to blame a changed
+    dbt_valid_to_current and propose an update that reopened the deleted key; it now names
+    the damage, writes nothing, and gives the query that lists the version; rolled back, the
+    table takes the day again as before."""
+    write_table_snapshot(dbt_project, CHECK)
+    day = T("2024-01-01")
+    write_source(dbt_project, [(1, "a", 10, day), (2, "b", 20, day), (3, "c", 30, day)])
+    dbt_project.dbt("snapshot")
+    write_source(dbt_project, [(1, "a", 11, day), (2, "b", 20, day)])  # 1 updated, 3 deleted
+    dbt_project.dbt("snapshot")
+    spark, table = dbt_project.spark, dbt_project.table("snap")
+    good = spark.sql(
+        f"select snapshot_id from {table}.snapshots order by committed_at desc limit 1"
+    ).first()[0]
+    before = all_rows(dbt_project)
+    spark.sql(f"update {table} set audit_update_process_id = null where id = 3")
+    damaged, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+
+    message = snapshot_failure(dbt_project)
+    assert "has 1 closed version(s) in its open partition" in message, message
+    assert "dbt_valid_to_current" not in message, message
+    assert "Nothing was written" in message, message
+    assert all_rows(dbt_project) == damaged
+    assert iceberg_commits(dbt_project) == commits
+    (listing,) = re.findall(r"List them \((select \* from .*?)\) and restore", message)
+    assert [r.id for r in spark.sql(listing).collect()] == [3]
+
+    spark.sql(f"call spark_catalog.system.rollback_to_snapshot('{table}', {good})")
+    assert all_rows(dbt_project) == before
+    dbt_project.dbt("snapshot")
+    assert all_rows(dbt_project) == before
+
+
 def test_upper_case_meta_column_names(dbt_project: ScratchProject) -> None:
     write_table_snapshot(
         dbt_project,

@@ -28,6 +28,11 @@
         project wrote (insert_process_id set: versions stock dbt wrote before an upgrade have
         no metadata), with range predicates that Iceberg's column bounds answer without
         reading the data files when nothing is wrong.
+        A version in the open partition with a closed version's marks (its effective end
+        is its dbt_valid_to, both other than an open version's) is none a changed setting
+        gives: it was changed outside the runs (a closed version whose update_process_id was
+        lost, by hand or a tool). The message says so, where the update proposed for a
+        changed setting reopened such a version (a deleted key came back).
         `table_columns`: the table's column names; `ctx`: _scd2_snapshot_context or
         _scd2_events_context; `where`: how the message starts ("Snapshot 'x': ").
     -#}
@@ -102,6 +107,28 @@
     {%- if not rows -%}{{ return(none) }}{%- endif -%}
     {%- set row = rows[0] -%}
     {%- set open = audit.update_process_id ~ ' is null' -%}
+    {#- A closed version's marks: both other than an open version's, its end its
+        dbt_valid_to as an instant. A changed setting leaves one of an open version's marks
+        as the settings give it, or both at their old values, which differ unless the old
+        dbt_valid_to_current was the old high end and both changed. -#}
+    {%- set closed_like = (valid_to ~ ' <> ' ~ current if current
+        else valid_to ~ ' is not null') ~ ' and ' ~ end ~ ' <> ' ~ ctx.high_end ~ ' and '
+        ~ end ~ ' = ' ~ scd2_audit._scd2_utc_instant_sql(valid_to, row[6]) -%}
+    {%- set counted = run_query(
+        'select count(*) from ' ~ relation ~ ' where ' ~ open ~ ' and '
+        ~ audit.insert_process_id ~ ' is not null and ' ~ closed_like).rows[0] -%}
+    {%- if counted[0] -%}
+        {{ exceptions.raise_compiler_error(
+            where ~ "the table " ~ relation ~ " has " ~ counted[0] ~ " closed version(s) in its "
+            ~ "open partition (" ~ open ~ "): " ~ valid_to ~ " set and " ~ end ~ " equal to it, "
+            ~ "where open versions keep the high end. No setting changes that: they were "
+            ~ "changed outside the runs, e.g. their " ~ audit.update_process_id ~ " was lost. "
+            ~ "Nothing was written. List them (select * from " ~ relation ~ " where " ~ open
+            ~ " and " ~ closed_like ~ ") and restore them from the table's history (Iceberg "
+            ~ "time travel: select ... from " ~ relation ~ " version as of <snapshot_id>, the "
+            ~ "ids in " ~ relation ~ ".snapshots), or roll the table back "
+            ~ "(docs/reliability.md).") }}
+    {%- endif -%}
     {%- if row[2] -%}
         {#- A timestamp written without its zone is read in the session's: the same setting
             names another instant in a session of another zone. A timestamp_ntz or a date
