@@ -8,6 +8,7 @@ with ``dbt run`` and states the versions expected after each run. Times are hour
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -390,18 +391,24 @@ def test_the_session_settings_are_put_back(dbt_project: ScratchProject) -> None:
         rows = spark.sql(f"show views in global_temp like '{pattern}'").collect()
         return [r.viewName for r in rows if r.isTemporary]
 
-    # The stopped run left its views and cached steps; another model's view of the same shape
-    # of name (`<model>__events_<hash>_<invocation id>_...`) is not the model's own.
-    assert views("history__events_*") and not cache.isEmpty()
-    spark.sql("create temporary view other__events_0123abcd_0123_scd2_items as select 1 as a")
+    # The stopped run left its views (`<model>__events_<hash of schema.model>_<invocation
+    # id>_...`) and cached steps. A view of a model of that name in another schema (another
+    # hash) is not this model's.
+    mine = (
+        "history__events_"
+        + hashlib.md5(f"{dbt_project.schema}.history".lower().encode()).hexdigest()[:8]
+    )
+    assert views(f"{mine}_*") and not cache.isEmpty()
+    other = "history__events_0123abcd_0123_scd2_items"
+    spark.sql(f"create temporary view {other} as select 1 as a")
     write_model(dbt_project)
     write_events(dbt_project, [ev("c", 2, "B", 1)])
     run(dbt_project)
     assert settings() == before
-    assert views("history__events_*") == []
+    assert views(f"{mine}_*") == []
     assert cache.isEmpty()
-    assert views("other__events_*") == ["other__events_0123abcd_0123_scd2_items"]
-    spark.sql("drop view other__events_0123abcd_0123_scd2_items")
+    assert views(other) == [other]
+    spark.sql(f"drop view {other}")
     assert brief(versions(dbt_project)) == [(1, "A", 0, None, None), (2, "B", 1, None, None)]
 
 
@@ -800,6 +807,23 @@ def test_event_times_at_or_after_the_high_end_are_malformed(dbt_project: Scratch
         (2, "malformed: event time at or after dbt_valid_to_current")
     ]
     assert [r.id for r in dbt_project.spark.table(dbt_project.table("dated")).collect()] == [1]
+
+    # A timestamp_ntz event time is read as UTC whatever the session's zone: at the high end
+    # in Tokyo too, where Spark's own cast reads it as 14:59:59 UTC.
+    write_model(dbt_project, "on_malformed_event='quarantine',", name="ntz", source="raw_ntz")
+    ntz_events = [ev("c", 1, "A", 0), at_time(2, "B", high_end)]
+    write_events(
+        dbt_project, ntz_events, "raw_ntz", EVENTS_DDL.replace("timestamp", "timestamp_ntz")
+    )
+    spark = dbt_project.spark
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    try:
+        spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
+        dbt_project.dbt("run", "--select", "ntz")
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+    ntz = spark.sql(f"select id, scd2_reason from {dbt_project.table('ntz__quarantine')}")
+    assert [tuple(r) for r in ntz.collect()] == [(2, reason)]
 
 
 def test_a_changed_high_end_fails_and_writes_nothing(dbt_project: ScratchProject) -> None:

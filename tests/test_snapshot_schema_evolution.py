@@ -733,6 +733,17 @@ def test_a_closed_version_that_lost_its_closing_run_is_named_as_such(
     dbt_project.dbt("snapshot")
     assert all_rows(dbt_project) == before
 
+    # Both settings changed, where the old dbt_valid_to_current was the old high end: every
+    # open version then looks closed at that instant, yet all end alike: a changed setting.
+    same_end = CHECK + ", dbt_valid_to_current=\"to_timestamp('9999-12-31 23:59:59Z')\""
+    write_table_snapshot(dbt_project, same_end, name="same_end")
+    dbt_project.dbt("snapshot", "--select", "same_end")
+    write_table_snapshot(dbt_project, CHECK, name="same_end")
+    changed = snapshot_failure(
+        dbt_project, "--select", "same_end", "--vars", "{scd2_high_end_ts: '2999-12-31'}"
+    )
+    assert "dbt_valid_to_current is not set (NULL) now" in changed, changed
+
 
 def test_upper_case_meta_column_names(dbt_project: ScratchProject) -> None:
     write_table_snapshot(
@@ -1374,6 +1385,25 @@ def test_updated_at_at_or_after_the_high_end_fails_clearly(dbt_project: ScratchP
     message = snapshot_failure(dbt_project, "--select", "dated")
     assert "or dbt_valid_to_current to_date('2099-12-31')), e.g. (id=2)" in message, message
     assert not spark.catalog.tableExists(dbt_project.table("dated"))
+
+    # A timestamp_ntz updated_at is read as UTC whatever the session's zone, as the effective
+    # range reads it: at the high end in Tokyo too, where Spark's own cast reads it as
+    # 14:59:59 UTC.
+    write_table_snapshot(
+        dbt_project, "unique_key='id', strategy='timestamp', updated_at='updated_at'", name="ntz"
+    )
+    source(
+        "(1, 'a', timestamp_ntz'2024-01-01 00:00:00')",
+        "(2, 'b', timestamp_ntz'9999-12-31 23:59:59')",
+    )
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    try:
+        spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
+        message = snapshot_failure(dbt_project, "--select", "ntz")
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+    assert "at or after the high end of open versions" in message, message
+    assert "e.g. (id=2)" in message, message
 
 
 MAP_DDL = "id int, tags array<string>, attrs map<string, string>, note string"

@@ -8,13 +8,17 @@
         another invocation id only: the views of this invocation's runs stay. Listed `in
         global_temp`, which lists the session's temporary views without asking the metastore.
         Through a Thrift server a session ends with its connection, and its views with it.
+        Two invocations running the same model at once in one session would drop each
+        other's views; invocations in one session follow each other (_scd2_events_set_conf
+        assumes the same).
     -#}
-    {%- set mine = scd2_audit._scd2_run_view_name(relation, 'events') -%}
+    {#- Spark keeps a temporary view's name in lower case (spark.sql.caseSensitive off). -#}
+    {%- set mine = scd2_audit._scd2_run_view_name(relation, 'events') | lower -%}
     {%- set run_id = invocation_id | replace('-', '') -%}
     {%- set model_prefix = mine[:mine | length - run_id | length] -%}
     {%- set stale = [] -%}
     {%- for row in run_query("show views in global_temp like '" ~ model_prefix ~ "*'").rows
-            if row[2] and not row[1].startswith(mine) -%}
+            if row[2] and not (row[1] | lower).startswith(mine) -%}
         {%- do stale.append(row[1]) -%}
     {%- endfor -%}
     {% do scd2_audit._scd2_events_drop_views(stale) %}

@@ -18,6 +18,14 @@
     {%- set key_list = keys | join(', ') -%}
     {%- set dated = scd2_audit._scd2_business_time(strategy) -%}
     {%- set valid_to_current = config.get('dbt_valid_to_current') -%}
+    {#- updated_at's type, from this project's materialization; under dbt's own (the package
+        installed without its wrappers), described here. -#}
+    {%- set updated_at_type = strategy.get('scd2_updated_at_type') -%}
+    {%- if dated and updated_at_type is none -%}
+        {%- set updated_at_type = scd2_audit._scd2_query_columns(
+            'select ' ~ strategy.updated_at ~ ' as scd2_updated_at from (' ~ source_sql
+            ~ '\n) as scd2_source')[0].type -%}
+    {%- endif -%}
     {#- The key columns as text, as each check reports one offending key. -#}
     {%- set key_text -%}
         {%- for key in keys %}
@@ -31,7 +39,7 @@
                 case
                     when {{ strategy.updated_at }} is null then 'null_updated_at'
                     when {{ scd2_audit._scd2_utc_instant_sql(strategy.updated_at,
-                        strategy.get('scd2_updated_at_type')) }}
+                        updated_at_type) }}
                         >= {{ scd2_audit.scd2_high_end_ts() }}
                         {%- if valid_to_current %}
                         or {{ strategy.updated_at }} >= {{ valid_to_current }}

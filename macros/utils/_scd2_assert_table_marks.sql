@@ -29,8 +29,8 @@
         no metadata), with range predicates that Iceberg's column bounds answer without
         reading the data files when nothing is wrong.
         A version in the open partition with a closed version's marks (its effective end
-        is its dbt_valid_to, both other than an open version's) is none a changed setting
-        gives: it was changed outside the runs (a closed version whose update_process_id was
+        is its dbt_valid_to, both other than an open version's), beside open versions with
+        another end, is none a changed setting gives: it was changed outside the runs (a closed version whose update_process_id was
         lost, by hand or a tool). The message says so, where the update proposed for a
         changed setting reopened such a version (a deleted key came back).
         `table_columns`: the table's column names; `ctx`: _scd2_snapshot_context or
@@ -108,16 +108,17 @@
     {%- set row = rows[0] -%}
     {%- set open = audit.update_process_id ~ ' is null' -%}
     {#- A closed version's marks: both other than an open version's, its end its
-        dbt_valid_to as an instant. A changed setting leaves one of an open version's marks
-        as the settings give it, or both at their old values, which differ unless the old
-        dbt_valid_to_current was the old high end and both changed. -#}
+        dbt_valid_to as an instant, and the open partition's ends not all one: a changed
+        setting leaves one of an open version's marks as the settings give it, or both at
+        their old values, one end for every open version (the old dbt_valid_to_current may
+        be the old high end, as `to_timestamp('9999-12-31 23:59:59Z')` is). -#}
     {%- set closed_like = (valid_to ~ ' <> ' ~ current if current
         else valid_to ~ ' is not null') ~ ' and ' ~ end ~ ' <> ' ~ ctx.high_end ~ ' and '
         ~ end ~ ' = ' ~ scd2_audit._scd2_utc_instant_sql(valid_to, row[6]) -%}
     {%- set counted = run_query(
-        'select count(*) from ' ~ relation ~ ' where ' ~ open ~ ' and '
-        ~ audit.insert_process_id ~ ' is not null and ' ~ closed_like).rows[0] -%}
-    {%- if counted[0] -%}
+        'select count_if(' ~ closed_like ~ '), count(distinct ' ~ end ~ ') from ' ~ relation
+        ~ ' where ' ~ open ~ ' and ' ~ audit.insert_process_id ~ ' is not null').rows[0] -%}
+    {%- if counted[0] and counted[1] > 1 -%}
         {{ exceptions.raise_compiler_error(
             where ~ "the table " ~ relation ~ " has " ~ counted[0] ~ " closed version(s) in its "
             ~ "open partition (" ~ open ~ "): " ~ valid_to ~ " set and " ~ end ~ " equal to it, "

@@ -626,8 +626,10 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"address to probe (default: $SPARK_THRIFT_HOST, else {DEFAULT_HOST})",
     )
     # make passes one THRIFT_ARGS to thrift-start, thrift-stop and thrift-status: the start's
-    # own options are taken by the other two and ignored, so that a THRIFT_ARGS="--cluster"
-    # exported for the session does not make `make thrift-stop` an argument error.
+    # options the other two lack are taken and ignored, so that a THRIFT_ARGS="--cluster"
+    # exported for the session does not make `make thrift-stop` an argument error. Those
+    # they share keep their own meaning: --timeout for stop (the wait before SIGKILL), --host
+    # for status (the address probed).
     ignored = "a start option: accepted and ignored here, so that one THRIFT_ARGS serves "
     ignored += "make thrift-start, thrift-stop and thrift-status"
     for sub, names in ((stop_p, ["--host"]), (status_p, ["--timeout"])):

@@ -7,8 +7,9 @@ versions inserted, updated, deleted and unchanged, and reconciles each against t
 generator's manifest, key by key. Exit status: 0 when every step passed and every
 reconciliation is OK, 1 on a failed dbt step or a MISMATCH, 2 on bad arguments (among them
 --events or --format table with --target thrift) or a setup it cannot run on (no Thrift
-server answering the thrift target, a Thrift server holding the local target's metastore, a
-lakehouse folder it cannot create, a --keep-warehouse schema that holds tables).
+server answering the thrift target, no cluster running, or a part of it down, for the cluster
+target, a Thrift server holding the local target's metastore, a lakehouse folder it cannot
+create, a --keep-warehouse schema that holds tables).
 
 The lakehouse (warehouse, metastore) is the folder LAKEHOUSE_DIR names (default: .lakehouse
 in the project); the generated seeds go to the project's seeds/generated.
