@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import shlex
+import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
+from pyspark.sql import SparkSession
 
 from python_helpers.runtime.lakehouse import spark_conf
+from python_helpers.runtime.session import use_utc_in_python
 from python_helpers.tooling.scratch import ScratchProject
 
 SNAPSHOT = """
@@ -125,3 +130,32 @@ def test_a_lakehouse_folder_with_spaces_and_quotes_reaches_the_jvm_whole(
     monkeypatch.setenv("LAKEHOUSE_DIR", str(lake))
     options = shlex.split(spark_conf(include_jars=False)["spark.driver.extraJavaOptions"])
     assert options == [f"-Dderby.system.home={lake}", "-Duser.timezone=UTC"]
+
+
+def test_the_python_process_reads_the_high_end_whatever_its_zone(spark: SparkSession) -> None:
+    """pyspark turns collected timestamps into datetimes of the Python process's zone: east
+    of UTC the high end (9999-12-31 23:59:59 UTC) is in the year 10000, and the collect
+    failed. The lakehouse session puts the process in UTC, as Spark's session and the JVM
+    are, so every collect gives the UTC instant."""
+    query = (
+        "select timestamp'9999-12-31 23:59:59 UTC' as high_end,"
+        " timestamp'2024-01-01 09:00:00 UTC' as t"
+    )
+    zone = os.environ.get("TZ")
+    try:
+        os.environ["TZ"] = "Europe/Paris"
+        time.tzset()
+        with pytest.raises(ValueError, match="year 10000 is out of range"):
+            spark.sql(query).collect()
+        use_utc_in_python()
+        row = spark.sql(query).first()
+        assert (row.high_end, row.t) == (
+            datetime(9999, 12, 31, 23, 59, 59),
+            datetime(2024, 1, 1, 9),
+        )
+    finally:
+        if zone is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = zone
+        time.tzset()

@@ -7,6 +7,8 @@ of them see the same warehouse, metastore, Iceberg catalog and jars.
 
 from __future__ import annotations
 
+import os
+import time
 from typing import Any
 
 from py4j.java_gateway import JavaClass, JVMView
@@ -36,6 +38,21 @@ class _ClassCachingJVMView(JVMView):
         return found
 
 
+def use_utc_in_python() -> None:
+    """Put this Python process in UTC, as the lakehouse's Spark session and JVM are.
+
+    pyspark turns a timestamp it collects into a Python datetime in the process's local zone
+    (``datetime.fromtimestamp``), whatever Spark's session zone: east of UTC the high end,
+    9999-12-31 23:59:59 UTC, is in the year 10000, which Python cannot hold, and every
+    collect of an open version failed with "year 10000 is out of range" (west of UTC, the
+    times came back shifted). The ``TZ`` variable also reaches the processes this one starts.
+    dbt run by hand starts its own session: docs/running-dbt.md says to run it with TZ=UTC.
+    """
+    if os.environ.get("TZ") != "UTC":
+        os.environ["TZ"] = "UTC"
+        time.tzset()
+
+
 def lakehouse_session(
     app_name: str, master: str | None = "local[2]", extra_conf: dict[str, str] | None = None
 ) -> SparkSession:
@@ -46,6 +63,7 @@ def lakehouse_session(
     :func:`python_helpers.operations.cluster.client_conf`).
     """
     prepare_dirs()
+    use_utc_in_python()
     builder = SparkSession.builder.appName(app_name)
     if master is not None:
         builder = builder.master(master)
