@@ -378,3 +378,41 @@ def test_many_days_of_mixed_changes_keep_every_rule(
     columns = spark.table(table).columns
     assert {"region", "category"} <= set(columns)
     assert dict(spark.table(table).dtypes)["amount"] == "bigint"
+
+
+@pytest.mark.parametrize("hard_deletes", ["invalidate", "new_record"])
+def test_a_key_dated_in_the_future_once_never_gets_a_version_that_ends_before_it_starts(
+    dbt_project: ScratchProject, hard_deletes: str
+) -> None:
+    """An updated_at in the future (F, past the runs' times) on day 1; key 1 is deleted on
+    day 2 and comes back on day 3 dated before F. The rule starts the returning version at
+    the run's time, or at F where that is later: the delete closed the key at F (where its
+    version started), so it comes back at F, and with new_record the deletion record opened
+    at F ends there too. dbt_updated_at keeps the source's own."""
+    future = T("2099-12-30")
+    write_table_snapshot(dbt_project, TIMESTAMP + repr(hard_deletes))
+    write_source(dbt_project, [(1, "a", 10, future), (2, "b", 20, T("2024-01-01"))])
+    dbt_project.dbt("snapshot")
+    write_source(dbt_project, [(2, "b", 20, T("2024-01-01"))])
+    dbt_project.dbt("snapshot")
+    write_source(dbt_project, [(1, "a", 10, T("2024-01-02")), (2, "b", 20, T("2024-01-01"))])
+    dbt_project.dbt("snapshot")
+
+    versions = [
+        (r["dbt_valid_from"], r["dbt_valid_to"], r["dbt_updated_at"], r.get("dbt_is_deleted"))
+        for r in sorted(_key(dbt_project, 1), key=lambda r: r["audit_insert_ts"])
+    ]
+    first = (future, future, future)
+    back = (future, None, T("2024-01-02"))
+    if hard_deletes == "invalidate":
+        assert [v[:3] for v in versions] == [first, back]
+    else:
+        # The deletion record holds the version's values and the run's time as dbt_updated_at.
+        assert [(v[0], v[1], v[3]) for v in versions] == [
+            (future, future, "False"),
+            (future, future, "True"),
+            (future, None, "False"),
+        ]
+        assert versions[2][2] == T("2024-01-02")
+    assert_no_overlap(dbt_project)
+    assert_generic_tests_pass(dbt_project)
