@@ -22,9 +22,7 @@
         installed without its wrappers), described here. -#}
     {%- set updated_at_type = strategy.get('scd2_updated_at_type') -%}
     {%- if dated and updated_at_type is none -%}
-        {%- set updated_at_type = scd2_audit._scd2_query_columns(
-            'select ' ~ strategy.updated_at ~ ' as scd2_updated_at from (' ~ source_sql
-            ~ '\n) as scd2_source')[0].type -%}
+        {%- set updated_at_type = scd2_audit._scd2_updated_at_type(strategy, source_sql) -%}
     {%- endif -%}
     {#- The key columns as text, as each check reports one offending key. -#}
     {%- set key_text -%}

@@ -6,26 +6,14 @@
         back, spark__snapshot_staging_table 7.): text failed a later run with Spark's
         DATA_DIFF_TYPES on `greatest`, and would order its versions as text ('9:00' after
         '10:00'); stock dbt accepts it and compares the text.
-        An updated_at that names a column of the query takes its type from `query_columns`
-        (_scd2_query_columns); an expression is described on its own.
+        Its type: _scd2_updated_at_type, from `query_columns` (_scd2_query_columns).
         A date or timestamp_ntz updated_at also needs a dbt_valid_to_current of its type.
         Returns the type (none where validity follows the run's time).
     -#}
     {%- if not execute or not scd2_audit._scd2_business_time(strategy) -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set name = scd2_audit._scd2_unquoted_name(strategy.updated_at) | lower -%}
-    {%- set types = [] -%}
-    {%- for column in query_columns if column.name | lower == name -%}
-        {%- do types.append(column.type | lower) -%}
-    {%- endfor -%}
-    {%- if types | length == 1 -%}
-        {%- set type = types[0] -%}
-    {%- else -%}
-        {%- set type = scd2_audit._scd2_query_columns(
-            'select ' ~ strategy.updated_at ~ ' as scd2_updated_at from ('
-            ~ source_sql ~ '\n) as scd2_source')[0].type | lower -%}
-    {%- endif -%}
+    {%- set type = scd2_audit._scd2_updated_at_type(strategy, source_sql, query_columns) -%}
     {%- if type not in scd2_audit._scd2_validity_types() -%}
         {{ exceptions.raise_compiler_error(
             "Snapshot '" ~ model.name ~ "': updated_at (" ~ strategy.updated_at ~ ") is of type "

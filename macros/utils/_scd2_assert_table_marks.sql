@@ -30,9 +30,10 @@
         reading the data files when nothing is wrong.
         A version in the open partition with a closed version's marks (its effective end
         is its dbt_valid_to, both other than an open version's), beside open versions with
-        another end, is none a changed setting gives: it was changed outside the runs (a closed version whose update_process_id was
-        lost, by hand or a tool). The message says so, where the update proposed for a
-        changed setting reopened such a version (a deleted key came back).
+        another end, is none a changed setting gives: it was changed outside the runs (a
+        closed version whose update_process_id was lost, by hand or a tool). The message
+        says so, where the update proposed for a changed setting reopened such a version (a
+        deleted key came back).
         `table_columns`: the table's column names; `ctx`: _scd2_snapshot_context or
         _scd2_events_context; `where`: how the message starts ("Snapshot 'x': ").
     -#}
