@@ -2248,6 +2248,104 @@ def test_debezium_batch_where_a_field_is_null_on_every_line(
     assert dict(spark.table(dbt_project.table("history")).dtypes)["age"] == "bigint"
 
 
+def test_debezium_placeholder_for_a_value_not_sent_is_malformed(
+    dbt_project: ScratchProject, tmp_path
+) -> None:
+    """PostgreSQL logs an update's unchanged TOASTed values (large text, bytes, arrays) only
+    under REPLICA IDENTITY FULL; otherwise Debezium sends its placeholder instead of the
+    value. Taken as the value, the history would hold the placeholder's text as the row's
+    notes. Such an event is malformed: the run fails naming the field and writes nothing, or
+    sets the event aside with on_malformed_event='quarantine'; unavailable_value names another
+    placeholder, or none to take the text as it is."""
+    spark = dbt_project.spark
+    spark.sql(f"create schema if not exists {dbt_project.schema}")
+    placeholder = "__debezium_unavailable_value"
+    as_bytes = base64.b64encode(placeholder.encode()).decode()
+
+    def model(config: str = "", unavailable: str | None = None) -> None:
+        write_debezium_model(dbt_project, config=config)
+        if unavailable is not None:
+            path = dbt_project.root / "models" / "history.sql"
+            path.write_text(
+                path.read_text().replace("['id'])", f"['id'], unavailable_value={unavailable})")
+            )
+
+    def row(i: int, name: str, notes: str, tags: list[str], photo: str = "cGhvdG8=") -> dict:
+        return {"id": i, "name": name, "notes": notes, "tags": tags, "photo": photo}
+
+    day1 = [
+        debezium_line("r", None, row(1, "Al", "long notes", ["a"]), T0_MS, 10),
+        debezium_line("r", None, row(2, "Bo", "notes 2", ["b"]), T0_MS, 11),
+        debezium_line("r", None, row(3, "Cy", "notes 3", ["c"]), T0_MS, 12),
+    ]
+    json_batch(dbt_project, tmp_path / "day1", day1)
+    model()
+    run(dbt_project)
+    opened = [(1, "Al", 0, None, None), (2, "Bo", 0, None, None), (3, "Cy", 0, None, None)]
+    assert brief(versions(dbt_project)) == opened
+    commits = iceberg_commits(dbt_project, "history")
+
+    # Day 2: each of three updates leaves one column unsent (text, an array of text, bytes as
+    # base64), beside a fourth, whole update of key 1's name and an update of key 3 whose
+    # notes hold the placeholder of another connector's configuration.
+    day2 = [
+        debezium_line("u", None, row(1, "Alice", placeholder, ["a"]), T0_MS + HOUR_MS, 20),
+        debezium_line("u", None, row(2, "Bob", "notes 2", [placeholder]), T0_MS + HOUR_MS, 21),
+        debezium_line(
+            "u", None, row(3, "Cyd", "notes 3", ["c"], photo=as_bytes), T0_MS + HOUR_MS, 22
+        ),
+        debezium_line("u", None, row(1, "Ali", "long notes", ["a"]), T0_MS + 2 * HOUR_MS, 23),
+    ]
+    json_batch(dbt_project, tmp_path / "day2", day2)
+    message = failure(dbt_project)
+    assert "3 malformed event(s)" in message, message
+    assert "a change without the value of notes" in message, message
+    assert "REPLICA IDENTITY FULL" in message, message
+    assert brief(versions(dbt_project)) == opened
+    assert iceberg_commits(dbt_project, "history") == commits
+
+    # Set aside instead: key 1's whole update applies after the one set aside; 2 and 3 stay.
+    model(config="on_malformed_event='quarantine',")
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [
+        (1, "Al", 0, 2, "update"),
+        (1, "Ali", 2, None, None),
+        (2, "Bo", 0, None, None),
+        (3, "Cy", 0, None, None),
+    ]
+    reasons = spark.sql(
+        f"select id, scd2_reason from {dbt_project.table('history__quarantine')} order by id"
+    ).collect()
+    assert [r.id for r in reasons] == [1, 2, 3], reasons
+    for reason, field in zip(reasons, ["notes", "tags", "photo"], strict=True):
+        assert reason.scd2_reason.startswith("malformed: "), reason
+        assert f"a change without the value of {field} " in reason.scd2_reason, reason
+
+    # Another placeholder: only it is one; the default's text is then a value like any other.
+    json_batch(
+        dbt_project,
+        tmp_path / "day3",
+        [
+            debezium_line("u", None, row(2, "Bob", "<unsent>", ["b"]), T0_MS + 3 * HOUR_MS, 30),
+            debezium_line("u", None, row(3, "Cyd", placeholder, ["c"]), T0_MS + 3 * HOUR_MS, 31),
+        ],
+    )
+    model(unavailable="'<unsent>'")
+    message = failure(dbt_project)
+    assert "1 malformed event(s)" in message and "<unsent>" in message, message
+    model(unavailable="none")
+    run(dbt_project)
+    notes = spark.sql(
+        f"select id, notes from {dbt_project.table('history')} "
+        "where audit_update_process_id is null order by id"
+    ).collect()
+    assert [tuple(r) for r in notes] == [
+        (1, "long notes"),
+        (2, "<unsent>"),
+        (3, placeholder),
+    ]
+
+
 def quarantined(project: ScratchProject, columns: str = "id, name") -> list[tuple]:
     table = project.table("history__quarantine")
     return sorted(

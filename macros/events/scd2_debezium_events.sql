@@ -1,9 +1,17 @@
-{% macro scd2_debezium_events(relation, key_columns, value_columns=none, sequence=['lsn']) -%}
+{% macro scd2_debezium_events(
+    relation,
+    key_columns,
+    value_columns=none,
+    sequence=['lsn'],
+    unavailable_value='__debezium_unavailable_value'
+) -%}
     {{ return(adapter.dispatch('scd2_debezium_events', 'scd2_audit')(
-        relation, key_columns, value_columns, sequence)) }}
+        relation, key_columns, value_columns, sequence, unavailable_value)) }}
 {%- endmacro %}
 
-{% macro default__scd2_debezium_events(relation, key_columns, value_columns, sequence) -%}
+{% macro default__scd2_debezium_events(
+    relation, key_columns, value_columns, sequence, unavailable_value
+) -%}
     {#-
         A select that flattens Debezium change events, as Kafka Connect's JSON converter
         writes them (one JSON object per line, with or without its `schema`/`payload`
@@ -24,6 +32,14 @@
         Where the lines carry Kafka Connect's schema (the `schema`/`payload` envelope), a
         field whose JSON value encodes another type is decoded into it
         (`_scd2_debezium_kind`): Debezium's dates and timestamps, decimals, bytes.
+        A value Debezium did not have is its placeholder (`unavailable_value`, Debezium's
+        unavailable.value.placeholder): PostgreSQL leaves an update's unchanged TOASTed
+        values (large text, bytes, arrays) out of its log unless the table's REPLICA IDENTITY
+        is FULL. Taken as the value, the history would hold the placeholder's text as the
+        row's; such an event's operation says so instead, so that the model fails it as
+        malformed, naming it (or sets it aside, on_malformed_event='quarantine'). Checked in
+        `after`'s text fields (a bytes field arrives as the base64 of the placeholder's
+        bytes) and arrays of text; none turns the check off.
         Tombstones are left out: the null record Kafka Connect writes after each delete (for
         log compaction; Debezium's tombstones.on.delete, on by default) carries no change,
         and Spark reads its `null` line as a row of NULLs. A line Spark cannot parse reads
@@ -235,10 +251,36 @@
         relation's schema is NULL, the rest is read) has its text in _corrupt_record, as one
         it could not read at all: its operation is that text, so that the model fails it as
         malformed, naming it, where the half-read event was applied with NULLs. -#}
+    {%- set op_cases = [] -%}
     {%- if '_corrupt_record' in columns -%}
-        {%- do selected.append("case when coalesce(trim(_corrupt_record), 'null') != 'null'"
-            ~ " then concat('a line Spark could not read whole: ', left(_corrupt_record, 300))"
-            ~ " else " ~ p ~ "op end as op") -%}
+        {%- do op_cases.append("when coalesce(trim(_corrupt_record), 'null') != 'null'"
+            ~ " then concat('a line Spark could not read whole: ', left(_corrupt_record, 300))") -%}
+    {%- endif -%}
+    {%- if unavailable_value is not none and fields['after'] -%}
+        {%- set placeholder = scd2_audit._scd2_sql_string(unavailable_value) -%}
+        {%- for value in values -%}
+            {%- set wire_type = (fields['after'].get(value) or '') | lower -%}
+            {%- set raw = p ~ 'after.' ~ ref[value] -%}
+            {%- if wire_type == 'string' -%}
+                {%- set unsent = raw ~ ' in (' ~ placeholder ~ ', base64(encode(' ~ placeholder
+                    ~ ", 'UTF-8')))" -%}
+            {%- elif wire_type == 'array<string>' -%}
+                {%- set unsent = 'array_contains(' ~ raw ~ ', ' ~ placeholder ~ ')' -%}
+            {%- else -%}
+                {%- set unsent = none -%}
+            {%- endif -%}
+            {%- if unsent -%}
+                {%- do op_cases.append('when ' ~ unsent ~ ' then '
+                    ~ scd2_audit._scd2_sql_string("a change without the value of " ~ value
+                        ~ " (Debezium's placeholder " ~ unavailable_value ~ "): PostgreSQL "
+                        ~ "logs an update's unchanged TOASTed values only under REPLICA "
+                        ~ "IDENTITY FULL; set it on the table, or leave the column out with "
+                        ~ "value_columns")) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- if op_cases -%}
+        {%- do selected.append('case ' ~ op_cases | join(' ') ~ ' else ' ~ p ~ 'op end as op') -%}
     {%- else -%}
         {%- do selected.append(p ~ 'op as op') -%}
     {%- endif -%}
