@@ -1598,6 +1598,64 @@ def test_debezium_schema_envelope_decodes_logical_types(
     assert iceberg_commits(dbt_project, "history") == commits
 
 
+def test_debezium_decimal_that_gains_precision_in_a_relation_of_every_batch(
+    dbt_project: ScratchProject, tmp_path
+) -> None:
+    """A numeric(10, 2) column altered to numeric(12, 2): in a relation that holds every batch
+    (a table over the topic's folder), the lines before and after the change describe the
+    field two ways. At one scale every value decodes alike, so the field is read as the
+    widest and the table's column widens in place; a change of scale still fails, naming
+    both descriptions."""
+    fields = [f for f in LOGICAL_FIELDS if f["field"] in ("id", "name", "price")]
+    wider = [
+        {**f, "parameters": {"scale": "2", "connect.decimal.precision": "12"}}
+        if f["field"] == "price"
+        else f
+        for f in fields
+    ]
+
+    def line(op, i, name, price, hour, lsn, described=fields):
+        row = {"id": i, "name": name, "price": connect_decimal(Decimal(price), 2)}
+        return logical_line(op, row, T0_MS + hour * HOUR_MS, lsn, described)
+
+    dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
+    write_debezium_model(dbt_project)
+    day1 = [line("r", 1, "Al", "10.50", 0, 10), line("r", 2, "Bo", "99999999.99", 0, 11)]
+    json_batch(dbt_project, tmp_path / "day1", day1)
+    run(dbt_project)
+    day2 = [*day1, line("u", 1, "Al", "1234567890.12", 1, 12, wider)]
+    json_batch(dbt_project, tmp_path / "day2", day2)
+    run(dbt_project)
+    assert shaped_versions(dbt_project, "name, price") == [
+        (1, "Al", Decimal("10.50"), 0, 1, "update"),
+        (1, "Al", Decimal("1234567890.12"), 1, None, None),
+        (2, "Bo", Decimal("99999999.99"), 0, None, None),
+    ]
+    types = dict(dbt_project.spark.table(dbt_project.table("history")).dtypes)
+    assert types["price"] == "decimal(12,2)", types
+
+    # A scale of its own on a third line: no one type decodes every line.
+    scaled = [
+        {**f, "parameters": {"scale": "3", "connect.decimal.precision": "12"}}
+        if f["field"] == "price"
+        else f
+        for f in fields
+    ]
+    odd = logical_line(
+        "u",
+        {"id": 2, "name": "Bo", "price": connect_decimal(Decimal("1.5"), 3)},
+        T0_MS + 2 * HOUR_MS,
+        13,
+        scaled,
+    )
+    json_batch(dbt_project, tmp_path / "day3", [*day2, odd])
+    commits = iceberg_commits(dbt_project, "history")
+    message = failure(dbt_project)
+    assert "describe the field price in different ways" in message, message
+    assert "decimal(12, 2)" in message and "decimal(12, 3)" in message, message
+    assert iceberg_commits(dbt_project, "history") == commits
+
+
 def test_debezium_batch_of_deletes_only(dbt_project: ScratchProject, tmp_path) -> None:
     """A day whose batch holds only deletes (and their tombstones): every line's `after` is
     null, so Spark infers `after` as a string, not a struct. The keys then come from
@@ -2208,8 +2266,10 @@ def test_debezium_events_with_a_new_field(dbt_project: ScratchProject, tmp_path)
 def test_debezium_batch_where_a_field_is_null_on_every_line(
     dbt_project: ScratchProject, tmp_path
 ) -> None:
-    """Spark types a JSON field that is null on every line of a batch as a string: a bigint
-    column of the table then takes that batch's NULLs as bigint, with no type change."""
+    """Spark types a JSON field that is null on every line of a batch as a string: a bigint,
+    array or struct column of the table then takes that batch's NULLs as its own type, with no
+    type change (Spark casts no string to an array or a struct: the run reads NULLs of the
+    table's type)."""
     spark = dbt_project.spark
     spark.sql(f"create schema if not exists {dbt_project.schema}")
     raw = dbt_project.table("debezium_raw")
@@ -2218,34 +2278,44 @@ def test_debezium_batch_where_a_field_is_null_on_every_line(
     def batch(name: str, lines: list[str]) -> None:
         json_batch(dbt_project, tmp_path / name, lines)
 
+    def row(i: int, name: str, age, tags, address) -> dict:
+        return {"id": i, "name": name, "age": age, "tags": tags, "address": address}
+
     batch(
         "day1",
         [
-            debezium_line("r", None, {"id": 1, "name": "Al", "age": 30}, T0_MS, 10),
-            debezium_line("r", None, {"id": 2, "name": "Bo", "age": 40}, T0_MS, 11),
+            debezium_line("r", None, row(1, "Al", 30, ["a"], {"city": "Oslo"}), T0_MS, 10),
+            debezium_line("r", None, row(2, "Bo", 40, ["b"], {"city": "Rome"}), T0_MS, 11),
         ],
     )
     run(dbt_project)
+    table_types = dict(spark.table(dbt_project.table("history")).dtypes)
     batch(
         "day2",
         [
             debezium_line(
                 "u",
-                {"id": 1, "name": "Al", "age": None},
-                {"id": 1, "name": "Al", "age": None},
+                row(1, "Al", None, None, None),
+                row(1, "Al", None, None, None),
                 T0_MS + HOUR_MS,
                 12,
             )
         ],
     )
-    assert dict(spark.table(raw).select("after.*").dtypes)["age"] == "string"
+    inferred = dict(spark.table(raw).select("after.*").dtypes)
+    assert [inferred[c] for c in ("age", "tags", "address")] == ["string"] * 3
     run(dbt_project)
-    assert shaped_versions(dbt_project, "name, age") == [
-        (1, "Al", 30, 0, 1, "update"),
-        (1, "Al", None, 1, None, None),
-        (2, "Bo", 40, 0, None, None),
+    assert shaped_versions(dbt_project, "name, age, tags, address.city") == [
+        (1, "Al", 30, ["a"], "Oslo", 0, 1, "update"),
+        (1, "Al", None, None, None, 1, None, None),
+        (2, "Bo", 40, ["b"], "Rome", 0, None, None),
     ]
-    assert dict(spark.table(dbt_project.table("history")).dtypes)["age"] == "bigint"
+    assert dict(spark.table(dbt_project.table("history")).dtypes) == table_types
+    assert [table_types[c] for c in ("age", "tags", "address")] == [
+        "bigint",
+        "array<string>",
+        "struct<city:string>",
+    ]
 
 
 def test_debezium_placeholder_for_a_value_not_sent_is_malformed(

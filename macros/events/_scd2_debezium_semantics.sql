@@ -9,7 +9,8 @@
         The lines' schemas are read whole (one distinct over the `before` and `after`
         descriptions), since a batch may hold several: a field described differently by two of
         them (a database column whose type changed within the batch) fails here, naming both,
-        as one output column cannot hold both.
+        as one output column cannot hold both; but for decimals of one scale, read as the
+        widest.
     -#}
     {%- set schema_type = columns.get('schema', '') -%}
     {%- if not (columns.get('payload') and 'fields:array<struct<' in schema_type
@@ -30,13 +31,28 @@
     {%- set semantics = {} -%}
     {%- for field, found in kinds.items() -%}
         {%- set distinct = found | unique | list -%}
+        {#- Decimals of one scale, the column's precision raised (numeric(12, 2) to (14, 2))
+            within the batch, or in a relation that holds every batch: each value decodes
+            alike at that scale, and the widest holds them all (the table widens in place). -#}
+        {%- set precisions = [] -%}
+        {%- set scales = [] -%}
+        {%- for kind in distinct if kind and kind.startswith('decimal(') -%}
+            {%- set parts = kind[8:-1].split(',') -%}
+            {%- do precisions.append(parts[0] | int) -%}
+            {%- do scales.append(parts[1] | trim) -%}
+        {%- endfor -%}
+        {%- if precisions | length == distinct | length and scales | unique | list | length == 1 -%}
+            {%- set distinct = ['decimal(' ~ precisions | max ~ ', ' ~ scales[0] ~ ')'] -%}
+        {%- endif -%}
         {%- if distinct | length > 1 -%}
             {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): the "
                 ~ "lines' schemas describe the field " ~ field ~ " in different ways ("
                 ~ distinct | map('default', 'no logical type', true) | join(', ') ~ "), as when the "
                 ~ "database column's type changed within the batch; one column cannot hold "
-                ~ "both. Apply the lines before the change and those after it in two runs, "
-                ~ "or convert the field yourself in a select over the relation.") }}
+                ~ "both (a decimal may gain precision at one scale, nothing else). Apply the "
+                ~ "lines before the change and those after it in two runs (a relation of one "
+                ~ "batch at a time), or convert the field yourself in a select over the "
+                ~ "relation.") }}
         {%- endif -%}
         {%- if distinct[0] -%}
             {%- do semantics.update({field: distinct[0]}) -%}

@@ -180,14 +180,14 @@
 
     {#- Columns of another type than the table's that hold no value in this batch are read
         as the table's (_scd2_events_schema_change). -#}
-    {%- set recast = schema_change.recast if schema_change else {} -%}
+    {%- set read_as = schema_change.read_as if schema_change else {} -%}
     {% call statement('scd2_events_view') %}
         create or replace temporary view {{ events_view }} as
-        {%- if recast %}
+        {%- if read_as %}
         select
             {%- for column in event_columns %}
-            {%- if column in recast %}
-            cast({{ column }} as {{ recast[column] }}) as {{ column }}
+            {%- if column in read_as %}
+            {{ read_as[column] }} as {{ column }}
             {%- else %}
             {{ column }}
             {%- endif %}{{ ',' if not loop.last }}

@@ -23,7 +23,7 @@
         events (`events_sql`, counted only then) is read as the table's type instead.
         Returns {'added': {name: type}, 'removed': {name: type}, 'widened': {name: type},
         'recast': {name: the table's type, for the events' all-NULL columns of another type
-        and their narrower ones},
+        and their narrower ones}, 'read_as': {name: the expression reading it so},
         'changed': bool, 'columns': the column names the run writes, in the table's order
         after the run (the table's, then the added ones before the metadata columns)}.
     -#}
@@ -122,6 +122,7 @@
         types a JSON field that is null on every line of a batch as a string. It is read as
         the table's type (recast). -#}
     {%- set recast = {} -%}
+    {%- set nulled = [] -%}
     {#- A narrower column the table holds as it is (a decimal that fits, a narrower int) is
         read as the table's type too, and so is an event_order_by column narrower than the
         positions' field: the run compares the events' values and positions with the table's
@@ -152,9 +153,22 @@
         {%- for name, table_type, event_type in classified.incompatible -%}
             {%- if valued[loop.index0] == 0 -%}
                 {%- do recast.update({name: table_type}) -%}
+                {%- do nulled.append(name) -%}
             {%- endif -%}
         {%- endfor -%}
     {%- endif -%}
+    {#- How the run reads each recast column: a cast, or, for one that holds no value, a NULL
+        of the table's type (Spark casts no string to an array or a struct), which fails the
+        run should a value have come since it was counted. -#}
+    {%- set read_as = {} -%}
+    {%- for name, table_type in recast.items() -%}
+        {%- do read_as.update({name: ('case when ' ~ name ~ ' is null then cast(null as '
+            ~ table_type ~ ') else raise_error(' ~ scd2_audit._scd2_sql_string(
+                "scd2_events model " ~ ctx.name ~ ": the events' column " ~ name ~ " held no "
+                ~ "value when the run began and holds one now: the events changed while it "
+                ~ "ran. Nothing was written; run it again.") ~ ') end')
+            if name in nulled else 'cast(' ~ name ~ ' as ' ~ table_type ~ ')'}) -%}
+    {%- endfor -%}
     {%- set incompatible = [] -%}
     {%- for name, table_type, event_type in classified.incompatible if name not in recast -%}
         {%- do incompatible.append(name ~ " is " ~ table_type ~ " in the table but "
@@ -179,6 +193,7 @@
     {%- endfor -%}
     {%- do change.update({
         'recast': recast,
+        'read_as': read_as,
         'changed': (change.added | length > 0) or (change.widened | length > 0),
         'columns': data + (change.added.keys() | list) + metadata,
     }) -%}
