@@ -1268,7 +1268,7 @@ def test_debezium_relation_is_checked_and_sequence_names_the_source_fields(
     model("mysql_raw", "", "['event_ts', 'event_lsn']")
     message = failure(dbt_project)
     assert "source has no field(s) ['lsn'] (its fields: file, pos, ts_ms)" in message, message
-    assert "sequence=['file', 'pos'] for MySQL" in message, message
+    assert "sequence=['file', 'pos', 'row'] for MySQL" in message, message
 
     model("raw_events", "", "['event_ts', 'event_lsn']")
     message = failure(dbt_project)
@@ -1654,6 +1654,150 @@ def test_debezium_decimal_that_gains_precision_in_a_relation_of_every_batch(
     assert "describe the field price in different ways" in message, message
     assert "decimal(12, 2)" in message and "decimal(12, 3)" in message, message
     assert iceberg_commits(dbt_project, "history") == commits
+
+
+def test_debezium_sequence_of_digits_as_text_orders_as_numbers(
+    dbt_project: ScratchProject, tmp_path
+) -> None:
+    """Debezium's Oracle connector writes its SCNs as text, and its ts_ms has whole seconds,
+    so the SCN orders a key's changes within a second: '1000' must come after '999', within
+    a batch and against the table's positions in the next one."""
+    dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
+    dbt_project.write(
+        "models/history.sql",
+        """
+        {{ config(
+            materialized='scd2_events',
+            unique_key='id',
+            event_order_by=['event_ts', 'event_scn'],
+        ) }}
+        {{ scd2_audit.scd2_debezium_events(
+            api.Relation.create(schema=target.schema, identifier='debezium_raw'), ['id'],
+            sequence=['scn']) }}
+        """,
+    )
+
+    def line(op: str, i: int, name: str, hour: int, scn: str) -> str:
+        source = {"ts_ms": T0_MS + hour * HOUR_MS, "scn": scn, "connector": "oracle"}
+        after = {"id": i, "name": name}
+        return json.dumps({"before": None, "after": after, "op": op, "source": source})
+
+    json_batch(
+        dbt_project,
+        tmp_path / "day1",
+        [
+            line("r", 10, "A", 0, "900"),
+            line("u", 10, "B", 1, "999"),
+            line("u", 10, "C", 1, "1000"),
+            line("r", 11, "X", 0, "950"),
+            line("u", 11, "Y", 2, "998"),
+        ],
+    )
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [
+        (10, "A", 0, 1, "update"),
+        (10, "B", 1, 1, "update"),
+        (10, "C", 1, None, None),
+        (11, "X", 0, 2, "update"),
+        (11, "Y", 2, None, None),
+    ]
+    json_batch(dbt_project, tmp_path / "day2", [line("u", 11, "Z", 2, "1002")])
+    run(dbt_project)
+    assert brief(versions(dbt_project))[3:] == [
+        (11, "X", 0, 2, "update"),
+        (11, "Y", 2, 2, "update"),
+        (11, "Z", 2, None, None),
+    ]
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history__quarantine"))
+
+
+def test_debezium_sql_server_recipe_of_the_docs(dbt_project: ScratchProject, tmp_path) -> None:
+    """docs/events.md's select for SQL Server: snapshot reads carry commit_lsn alone, and two
+    changes of one transaction share it and their ts_ms (the commit time); the change's own
+    LSN orders them, the commit LSN the reads."""
+    dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
+    raw = "api.Relation.create(schema=target.schema, identifier='debezium_raw')"
+    dbt_project.write(
+        "models/history.sql",
+        f"""
+        {{{{ config(
+            materialized='scd2_events',
+            unique_key='id',
+            event_order_by=['event_ts', 'event_lsn', 'event_serial'],
+        ) }}}}
+        select
+            id,
+            name,
+            op,
+            event_ts,
+            coalesce(event_change_lsn, event_commit_lsn) as event_lsn,
+            coalesce(event_event_serial_no, 0) as event_serial
+        from (
+            {{{{ scd2_audit.scd2_debezium_events({raw}, ['id'],
+                sequence=['change_lsn', 'commit_lsn', 'event_serial_no']) }}}}
+        ) as changes
+        """,
+    )
+    properties = {"version": 2, "models": [{"name": "history", "data_tests": list(SCD2_TESTS)}]}
+    dbt_project.write("models/history.yml", yaml.safe_dump(properties))
+
+    def line(op, before, after, hour, commit, change=None, serial=None) -> str:
+        source = {
+            "ts_ms": T0_MS + hour * HOUR_MS,
+            "commit_lsn": commit,
+            "connector": "sqlserver",
+        }
+        if change is not None:
+            source |= {"change_lsn": change, "event_serial_no": serial}
+        return json.dumps({"before": before, "after": after, "op": op, "source": source})
+
+    a, b, c = ({"id": 1, "name": n} for n in "ABC")
+    json_batch(
+        dbt_project,
+        tmp_path / "day1",
+        [
+            line("r", None, a, 0, "00000025:00000d98:0001"),
+            line("r", None, {"id": 2, "name": "X"}, 0, "00000025:00000d98:0001"),
+            # One transaction: two updates of key 1, then key 2 deleted.
+            line("u", a, b, 1, "0000002a:00000010:0009", "0000002a:00000010:0002", 2),
+            line("u", b, c, 1, "0000002a:00000010:0009", "0000002a:00000010:0003", 2),
+            line(
+                "d",
+                {"id": 2, "name": "X"},
+                None,
+                1,
+                "0000002a:00000010:0009",
+                "0000002a:00000010:0004",
+                1,
+            ),
+        ],
+    )
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [
+        (1, "A", 0, 1, "update"),
+        (1, "B", 1, 1, "update"),
+        (1, "C", 1, None, None),
+        (2, "X", 0, 1, "delete"),
+    ]
+    assert_generic_tests_pass(dbt_project)
+
+
+def test_debezium_mongodb_lines_fail_saying_what_to_do(
+    dbt_project: ScratchProject, tmp_path
+) -> None:
+    """Debezium's MongoDB connector writes `after` as JSON text (extended JSON), which the
+    macro does not read: the model fails, naming that shape and what to do, not only
+    tombstones. Nothing is created."""
+    dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
+    document = json.dumps({"_id": {"$oid": "65f0c0ffee0000000000000a"}, "name": "Al"})
+    source = {"ts_ms": T0_MS, "ord": 1, "connector": "mongodb", "collection": "customers"}
+    line = {"before": None, "after": document, "updateDescription": None, "op": "c"}
+    json_batch(dbt_project, tmp_path / "day1", [json.dumps({**line, "source": source})])
+    write_debezium_model(dbt_project)
+    message = failure(dbt_project)
+    assert "neither after nor before is a struct" in message, message
+    assert "MongoDB connector" in message and "ExtractNewDocumentState" in message, message
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
 
 
 def test_debezium_batch_of_deletes_only(dbt_project: ScratchProject, tmp_path) -> None:
@@ -2355,12 +2499,11 @@ def test_debezium_placeholder_for_a_value_not_sent_is_malformed(
     assert brief(versions(dbt_project)) == opened
     commits = iceberg_commits(dbt_project, "history")
 
-    # Day 2: each of three updates leaves one column unsent (text, an array of text, bytes as
-    # base64), beside a fourth, whole update of key 1's name and an update of key 3 whose
-    # notes hold the placeholder of another connector's configuration.
+    # Day 2: three updates leave columns unsent (text; text and an array of text; bytes as
+    # base64), beside a fourth, whole update of key 1's name.
     day2 = [
         debezium_line("u", None, row(1, "Alice", placeholder, ["a"]), T0_MS + HOUR_MS, 20),
-        debezium_line("u", None, row(2, "Bob", "notes 2", [placeholder]), T0_MS + HOUR_MS, 21),
+        debezium_line("u", None, row(2, "Bob", placeholder, [placeholder]), T0_MS + HOUR_MS, 21),
         debezium_line(
             "u", None, row(3, "Cyd", "notes 3", ["c"], photo=as_bytes), T0_MS + HOUR_MS, 22
         ),
@@ -2369,8 +2512,8 @@ def test_debezium_placeholder_for_a_value_not_sent_is_malformed(
     json_batch(dbt_project, tmp_path / "day2", day2)
     message = failure(dbt_project)
     assert "3 malformed event(s)" in message, message
-    assert "a change without the value of notes" in message, message
-    assert "REPLICA IDENTITY FULL" in message, message
+    assert "u: a change without the value of notes (" in message, message
+    assert "REPLICA IDENTITY is FULL" in message and "Oracle's LOBs" in message, message
     assert brief(versions(dbt_project)) == opened
     assert iceberg_commits(dbt_project, "history") == commits
 
@@ -2384,12 +2527,13 @@ def test_debezium_placeholder_for_a_value_not_sent_is_malformed(
         (3, "Cy", 0, None, None),
     ]
     reasons = spark.sql(
-        f"select id, scd2_reason from {dbt_project.table('history__quarantine')} order by id"
+        f"select id, op, scd2_reason from {dbt_project.table('history__quarantine')} order by id"
     ).collect()
     assert [r.id for r in reasons] == [1, 2, 3], reasons
-    for reason, field in zip(reasons, ["notes", "tags", "photo"], strict=True):
+    for reason, fields in zip(reasons, ["notes", "notes, tags", "photo"], strict=True):
         assert reason.scd2_reason.startswith("malformed: "), reason
-        assert f"a change without the value of {field} " in reason.scd2_reason, reason
+        # The event's own operation comes first, so that the quarantine keeps it.
+        assert reason.op.startswith(f"u: a change without the value of {fields} ("), reason
 
     # Another placeholder: only it is one; the default's text is then a value like any other.
     json_batch(

@@ -32,14 +32,8 @@
         Where the lines carry Kafka Connect's schema (the `schema`/`payload` envelope), a
         field whose JSON value encodes another type is decoded into it
         (`_scd2_debezium_kind`): Debezium's dates and timestamps, decimals, bytes.
-        A value Debezium did not have is its placeholder (`unavailable_value`, Debezium's
-        unavailable.value.placeholder): PostgreSQL leaves an update's unchanged TOASTed
-        values (large text, bytes, arrays) out of its log unless the table's REPLICA IDENTITY
-        is FULL. Taken as the value, the history would hold the placeholder's text as the
-        row's; such an event's operation says so instead, so that the model fails it as
-        malformed, naming it (or sets it aside, on_malformed_event='quarantine'). Checked in
-        `after`'s text fields (a bytes field arrives as the base64 of the placeholder's
-        bytes) and arrays of text; none turns the check off.
+        A value Debezium did not have (its placeholder, `unavailable_value`) makes the event
+        malformed, naming the fields (`_scd2_debezium_unsent`); none turns the check off.
         Tombstones are left out: the null record Kafka Connect writes after each delete (for
         log compaction; Debezium's tombstones.on.delete, on by default) carries no change,
         and Spark reads its `null` line as a row of NULLs. A line Spark cannot parse reads
@@ -145,7 +139,10 @@
                 ~ "neither after nor before is a struct (after: " ~ kinds['after']
                 ~ ", before: " ~ kinds['before'] ~ "), so no line holds a row: Spark inferred"
                 ~ " the relation's schema from lines where both are null (tombstones,"
-                ~ " truncates)." ~ declare) }}
+                ~ " truncates)." ~ declare ~ " Lines whose after is JSON text (Debezium's "
+                ~ "MongoDB connector) are not read by this macro: flatten them with Debezium's "
+                ~ "ExtractNewDocumentState transform, or with from_json in a select of your own "
+                ~ "(docs/events.md, \"Debezium's envelope\").") }}
         {%- endif -%}
     {%- endif -%}
     {%- set row_side = 'after' if fields['after'] or not fields['before'] else 'before' -%}
@@ -165,7 +162,9 @@
             {%- do problems.append(p ~ "source has no field(s) " ~ no_sequence ~ " (its fields: "
                 ~ fields['source'] | join(', ') ~ "): pass as `sequence` the fields that order "
                 ~ "the database's changes, e.g. sequence=['lsn'] for PostgreSQL, "
-                ~ "sequence=['file', 'pos'] for MySQL") -%}
+                ~ "sequence=['file', 'pos', 'row'] for MySQL, sequence=['scn'] for Oracle; "
+                ~ "SQL Server's need a select over this one (docs/events.md, \"Debezium's "
+                ~ "envelope\")") -%}
         {%- endif -%}
         {%- if value_columns is not none and not fields['after'] -%}
             {%- set no_values = value_columns | map('lower') | reject('in', row_fields) | list -%}
@@ -256,28 +255,10 @@
         {%- do op_cases.append("when coalesce(trim(_corrupt_record), 'null') != 'null'"
             ~ " then concat('a line Spark could not read whole: ', left(_corrupt_record, 300))") -%}
     {%- endif -%}
-    {%- if unavailable_value is not none and fields['after'] -%}
-        {%- set placeholder = scd2_audit._scd2_sql_string(unavailable_value) -%}
-        {%- for value in values -%}
-            {%- set wire_type = (fields['after'].get(value) or '') | lower -%}
-            {%- set raw = p ~ 'after.' ~ ref[value] -%}
-            {%- if wire_type == 'string' -%}
-                {%- set unsent = raw ~ ' in (' ~ placeholder ~ ', base64(encode(' ~ placeholder
-                    ~ ", 'UTF-8')))" -%}
-            {%- elif wire_type == 'array<string>' -%}
-                {%- set unsent = 'array_contains(' ~ raw ~ ', ' ~ placeholder ~ ')' -%}
-            {%- else -%}
-                {%- set unsent = none -%}
-            {%- endif -%}
-            {%- if unsent -%}
-                {%- do op_cases.append('when ' ~ unsent ~ ' then '
-                    ~ scd2_audit._scd2_sql_string("a change without the value of " ~ value
-                        ~ " (Debezium's placeholder " ~ unavailable_value ~ "): PostgreSQL "
-                        ~ "logs an update's unchanged TOASTed values only under REPLICA "
-                        ~ "IDENTITY FULL; set it on the table, or leave the column out with "
-                        ~ "value_columns")) -%}
-            {%- endif -%}
-        {%- endfor -%}
+    {%- set unsent = scd2_audit._scd2_debezium_unsent(p, values, fields['after'], ref,
+        unavailable_value) if unavailable_value is not none and fields['after'] else '' -%}
+    {%- if unsent -%}
+        {%- do op_cases.append(unsent) -%}
     {%- endif -%}
     {%- if op_cases -%}
         {%- do selected.append('case ' ~ op_cases | join(' ') ~ ' else ' ~ p ~ 'op end as op') -%}
@@ -285,8 +266,19 @@
         {%- do selected.append(p ~ 'op as op') -%}
     {%- endif -%}
     {%- do selected.append('timestamp_millis(' ~ p ~ 'source.ts_ms) as event_ts') -%}
+    {#- A sequence field of text that holds a number (Oracle's scn and commit_scn) would
+        order as text, '1000' before '999': digits alone are padded with zeros on the left,
+        so that text order is number order; other text (SQL Server's fixed-width LSNs,
+        MySQL's binlog file names) orders as it is. -#}
     {%- for field in sequence -%}
-        {%- do selected.append(p ~ 'source.' ~ ref[field] ~ ' as event_' ~ name[field]) -%}
+        {%- set raw = p ~ 'source.' ~ ref[field] -%}
+        {%- if execute and (fields['source'].get(field) or '') | lower == 'string' -%}
+            {%- do selected.append("case when " ~ raw ~ " rlike '^[0-9]+$' then concat(repeat("
+                ~ "'0', greatest(38 - length(" ~ raw ~ "), 0)), " ~ raw ~ ") else " ~ raw
+                ~ " end as event_" ~ name[field]) -%}
+        {%- else -%}
+            {%- do selected.append(raw ~ ' as event_' ~ name[field]) -%}
+        {%- endif -%}
     {%- endfor -%}
     {%- for key in keys if old_keys -%}
         {%- do selected.append(decoded['before.' ~ key] ~ ' as before_' ~ name[key]) -%}
