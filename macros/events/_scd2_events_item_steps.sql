@@ -279,61 +279,65 @@
         select
             scd2_event_id,
             scd2_kind,
-            bool_or(coalesce(
-                (v.scd2_closed is null or scd2_position < v.scd2_closed) and not v.scd2_deleted,
-                false
-            )) as scd2_present,
-            bool_or(coalesce(
-                (v.scd2_closed is null or scd2_position < v.scd2_closed) and not v.scd2_deleted
-                and v.scd2_values = scd2_item_values,
-                false
-            )) as scd2_same
+            bool_or(scd2_valid_there) as scd2_present,
+            bool_or(scd2_valid_there and scd2_version_there.scd2_values = scd2_item_values)
+                as scd2_same
         from (
             select
                 *,
-                last(scd2_version, true) over (
-                    partition by {{ keys | join(', ') }}
-                    order by scd2_position, scd2_event_id nulls first
-                    rows between unbounded preceding and current row
-                ) as v
+                coalesce(
+                    (scd2_version_there.scd2_closed is null
+                        or scd2_position < scd2_version_there.scd2_closed)
+                    and not scd2_version_there.scd2_deleted,
+                    false
+                ) as scd2_valid_there
             from (
                 select
-                    {%- for key in keys %}
-                    v.{{ key }},
-                    {%- endfor %}
-                    v.{{ e.opened_position }} as scd2_position,
-                    null as scd2_event_id,
-                    null as scd2_kind,
-                    named_struct(
-                        'scd2_closed', v.{{ e.closed_position }},
-                        'scd2_deleted',
-                        {%- if ctx.hard_deletes == 'new_record' %}
-                        {{ scd2_audit._scd2_is_deleted_sql('v.' ~ ctx.columns.dbt_is_deleted) }},
-                        {%- else %}
-                        false,
-                        {%- endif %}
-                        'scd2_values', {{ scd2_audit._scd2_events_table_values(ctx, 'v') }}
-                    ) as scd2_version,
-                    null as scd2_item_values
-                from {{ target }} as v
-                left semi join {{ prefix }}scd2_with_marks as i
-                    on {{ on_keys }}
-                    and i.scd2_kind != 'malformed' and i.scd2_position <= i.scd2_mark
+                    *,
+                    last(scd2_version, true) over (
+                        partition by {{ keys | join(', ') }}
+                        order by scd2_position, scd2_event_id nulls first
+                        rows between unbounded preceding and current row
+                    ) as scd2_version_there
+                from (
+                    select
+                        {%- for key in keys %}
+                        v.{{ key }},
+                        {%- endfor %}
+                        v.{{ e.opened_position }} as scd2_position,
+                        null as scd2_event_id,
+                        null as scd2_kind,
+                        named_struct(
+                            'scd2_closed', v.{{ e.closed_position }},
+                            'scd2_deleted',
+                            {%- if ctx.hard_deletes == 'new_record' %}
+                            {{ scd2_audit._scd2_is_deleted_sql('v.' ~ ctx.columns.dbt_is_deleted) }},
+                            {%- else %}
+                            false,
+                            {%- endif %}
+                            'scd2_values', {{ scd2_audit._scd2_events_table_values(ctx, 'v') }}
+                        ) as scd2_version,
+                        null as scd2_item_values
+                    from {{ target }} as v
+                    left semi join {{ prefix }}scd2_with_marks as i
+                        on {{ on_keys }}
+                        and i.scd2_kind != 'malformed' and i.scd2_position <= i.scd2_mark
 
-                union all
+                    union all
 
-                select
-                    {%- for key in keys %}
-                    {{ key }},
-                    {%- endfor %}
-                    scd2_position,
-                    scd2_event_id,
-                    scd2_kind,
-                    null as scd2_version,
-                    scd2_values as scd2_item_values
-                from {{ prefix }}scd2_with_marks
-                where scd2_kind != 'malformed' and scd2_position <= scd2_mark
-            ) as scd2_timeline
+                    select
+                        {%- for key in keys %}
+                        {{ key }},
+                        {%- endfor %}
+                        scd2_position,
+                        scd2_event_id,
+                        scd2_kind,
+                        null as scd2_version,
+                        scd2_values as scd2_item_values
+                    from {{ prefix }}scd2_with_marks
+                    where scd2_kind != 'malformed' and scd2_position <= scd2_mark
+                ) as scd2_timeline
+            ) as scd2_ordered
         ) as scd2_checked
         where scd2_event_id is not null
         group by scd2_event_id, scd2_kind

@@ -178,8 +178,7 @@
         'spark.sql.requireAllClusterKeysForCoPartition': 'false',
     }) -%}
 
-    {#- Columns of another type than the table's that hold no value in this batch are read
-        as the table's (_scd2_events_schema_change). -#}
+    {#- Columns read as the table's type (_scd2_events_schema_change's read_as). -#}
     {%- set read_as = schema_change.read_as if schema_change else {} -%}
     {% call statement('scd2_events_view') %}
         create or replace temporary view {{ events_view }} as

@@ -266,16 +266,19 @@
         {%- do selected.append(p ~ 'op as op') -%}
     {%- endif -%}
     {%- do selected.append('timestamp_millis(' ~ p ~ 'source.ts_ms) as event_ts') -%}
-    {#- A sequence field of text that holds a number (Oracle's scn and commit_scn) would
-        order as text, '1000' before '999': digits alone are padded with zeros on the left,
-        so that text order is number order; other text (SQL Server's fixed-width LSNs,
-        MySQL's binlog file names) orders as it is. -#}
+    {#- Oracle's connector writes its scn and commit_scn as text: ordered as text, '1000'
+        came before '999' and misordered a key's changes within a second. On its lines
+        (source.connector 'oracle'), a sequence field of digits alone is padded with zeros on
+        the left to 38 digits (an SCN has at most 20), so that text order is number order.
+        Other connectors' text (SQL Server's fixed-width LSNs, MySQL's binlog file names)
+        already orders as it is, and is left so. -#}
+    {%- set oracle = "source.connector = 'oracle'" if 'connector' in fields['source'] else none -%}
     {%- for field in sequence -%}
         {%- set raw = p ~ 'source.' ~ ref[field] -%}
-        {%- if execute and (fields['source'].get(field) or '') | lower == 'string' -%}
-            {%- do selected.append("case when " ~ raw ~ " rlike '^[0-9]+$' then concat(repeat("
-                ~ "'0', greatest(38 - length(" ~ raw ~ "), 0)), " ~ raw ~ ") else " ~ raw
-                ~ " end as event_" ~ name[field]) -%}
+        {%- if oracle and (fields['source'].get(field) or '') | lower == 'string' -%}
+            {%- do selected.append("case when " ~ p ~ oracle ~ " and " ~ raw ~ " rlike "
+                ~ "'^[0-9]{1,38}$' then lpad(" ~ raw ~ ", 38, '0') else " ~ raw ~ " end as event_"
+                ~ name[field]) -%}
         {%- else -%}
             {%- do selected.append(raw ~ ' as event_' ~ name[field]) -%}
         {%- endif -%}
