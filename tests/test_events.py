@@ -1800,6 +1800,7 @@ def test_debezium_mongodb_lines_fail_saying_what_to_do(
     message = failure(dbt_project)
     assert "neither after nor before is a struct" in message, message
     assert "MongoDB connector" in message and "ExtractNewDocumentState" in message, message
+    assert "tombstones" not in message, message
     assert not dbt_project.spark.catalog.tableExists(dbt_project.table("history"))
 
 
