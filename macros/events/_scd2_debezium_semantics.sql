@@ -33,16 +33,18 @@
         {%- set distinct = found | unique | list -%}
         {#- Decimals of one scale, the column's precision raised (numeric(12, 2) to (14, 2))
             within the batch, or in a relation that holds every batch: each value decodes
-            alike at that scale, and the widest holds them all (the table widens in place). -#}
-        {%- set precisions = [] -%}
-        {%- set scales = [] -%}
-        {%- for kind in distinct if kind and kind.startswith('decimal(') -%}
-            {%- set parts = kind[8:-1].split(',') -%}
-            {%- do precisions.append(parts[0] | int) -%}
-            {%- do scales.append(parts[1] | trim) -%}
+            alike at that scale, and the widest holds them all (the table widens in place).
+            Iceberg's in-place widening (_scd2_type_change's 'widen') is that change exactly. -#}
+        {%- set fold = {'widest': distinct[0]} -%}
+        {%- for kind in distinct[1:] if fold.widest and kind -%}
+            {%- if scd2_audit._scd2_type_change(fold.widest, kind) == 'widen' -%}
+                {%- do fold.update({'widest': kind}) -%}
+            {%- elif scd2_audit._scd2_type_change(kind, fold.widest) != 'widen' -%}
+                {%- do fold.update({'widest': none}) -%}
+            {%- endif -%}
         {%- endfor -%}
-        {%- if precisions | length == distinct | length and scales | unique | list | length == 1 -%}
-            {%- set distinct = ['decimal(' ~ precisions | max ~ ', ' ~ scales[0] ~ ')'] -%}
+        {%- if fold.widest and none not in distinct -%}
+            {%- set distinct = [fold.widest] -%}
         {%- endif -%}
         {%- if distinct | length > 1 -%}
             {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): the "

@@ -266,6 +266,7 @@
     {%- endset -%}
     {%- do steps.append(['scd2_with_marks', scd2_with_marks]) -%}
 
+    {%- set replayed = "scd2_kind != 'malformed' and scd2_position <= scd2_mark" -%}
     {%- set scd2_replayed -%}
         {#- Items at or before their key's mark, checked against the key's whole history:
             is a version valid at the item's position, and does it hold the item's values?
@@ -319,9 +320,9 @@
                         ) as scd2_version,
                         null as scd2_item_values
                     from {{ target }} as v
-                    left semi join {{ prefix }}scd2_with_marks as i
-                        on {{ on_keys }}
-                        and i.scd2_kind != 'malformed' and i.scd2_position <= i.scd2_mark
+                    left semi join (
+                        select * from {{ prefix }}scd2_with_marks where {{ replayed }}
+                    ) as i on {{ on_keys }}
 
                     union all
 
@@ -335,7 +336,7 @@
                         null as scd2_version,
                         scd2_values as scd2_item_values
                     from {{ prefix }}scd2_with_marks
-                    where scd2_kind != 'malformed' and scd2_position <= scd2_mark
+                    where {{ replayed }}
                 ) as scd2_timeline
             ) as scd2_ordered
         ) as scd2_checked
@@ -343,8 +344,7 @@
         group by scd2_event_id, scd2_kind
     {%- endset -%}
     {%- do steps.append(['scd2_replayed', scd2_replayed,
-        "select 1 from " ~ prefix ~ "scd2_with_marks"
-        ~ " where scd2_kind != 'malformed' and scd2_position <= scd2_mark limit 1"]) -%}
+        "select 1 from " ~ prefix ~ "scd2_with_marks where " ~ replayed ~ " limit 1"]) -%}
 
     {%- set scd2_marked -%}
         select
