@@ -65,30 +65,40 @@ def write_model(
         select * from {{{{ target.schema }}}}.{source}
         """,
     )
+    write_scd2_tests(project, name)
+
+
+def write_scd2_tests(project: ScratchProject, name: str = "history") -> None:
+    """The scd2 generic data tests on model ``name``, in its properties file."""
     properties = {"version": 2, "models": [{"name": name, "data_tests": list(SCD2_TESTS)}]}
     project.write(f"models/{name}.yml", yaml.safe_dump(properties))
 
 
 def write_debezium_model(
-    project: ScratchProject, relation: str = "debezium_raw", config: str = ""
+    project: ScratchProject,
+    relation: str = "debezium_raw",
+    config: str = "",
+    order_by: str = "['event_ts', 'event_lsn']",
+    macro_args: str = "",
 ) -> None:
     """An scd2_events model ``history`` of the Debezium changes in ``<schema>.<relation>``
-    (scd2_debezium_events), keyed by ``id``, with the scd2 generic data tests."""
+    (scd2_debezium_events, with ``macro_args`` after the key list), keyed by ``id`` and
+    ordered by ``order_by``, with the scd2 generic data tests."""
     project.write(
         "models/history.sql",
         f"""
         {{{{ config(
             materialized='scd2_events',
             unique_key='id',
-            event_order_by=['event_ts', 'event_lsn'],
+            event_order_by={order_by},
             {config}
         ) }}}}
         {{{{ scd2_audit.scd2_debezium_events(
-            api.Relation.create(schema=target.schema, identifier='{relation}'), ['id']) }}}}
+            api.Relation.create(schema=target.schema, identifier='{relation}'), ['id'],
+            {macro_args}) }}}}
         """,
     )
-    properties = {"version": 2, "models": [{"name": "history", "data_tests": list(SCD2_TESTS)}]}
-    project.write("models/history.yml", yaml.safe_dump(properties))
+    write_scd2_tests(project)
 
 
 def json_batch(project: ScratchProject, folder, lines: list[str]) -> None:
@@ -1663,18 +1673,8 @@ def test_debezium_sequence_of_digits_as_text_orders_as_numbers(
     so the SCN orders a key's changes within a second: '1000' must come after '999', within
     a batch and against the table's positions in the next one."""
     dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
-    dbt_project.write(
-        "models/history.sql",
-        """
-        {{ config(
-            materialized='scd2_events',
-            unique_key='id',
-            event_order_by=['event_ts', 'event_scn'],
-        ) }}
-        {{ scd2_audit.scd2_debezium_events(
-            api.Relation.create(schema=target.schema, identifier='debezium_raw'), ['id'],
-            sequence=['scn']) }}
-        """,
+    write_debezium_model(
+        dbt_project, order_by="['event_ts', 'event_scn']", macro_args="sequence=['scn']"
     )
 
     def line(op: str, i: int, name: str, hour: int, scn: str) -> str:
@@ -1738,8 +1738,7 @@ def test_debezium_sql_server_recipe_of_the_docs(dbt_project: ScratchProject, tmp
         ) as changes
         """,
     )
-    properties = {"version": 2, "models": [{"name": "history", "data_tests": list(SCD2_TESTS)}]}
-    dbt_project.write("models/history.yml", yaml.safe_dump(properties))
+    write_scd2_tests(dbt_project)
 
     def line(op, before, after, hour, commit, change=None, serial=None) -> str:
         # JsonConverter writes every field of the schema, null where a read has none.
@@ -2025,8 +2024,7 @@ def test_debezium_field_names_that_need_quoting(dbt_project: ScratchProject, tmp
         ).collect()
         return [tuple(r) for r in rows]
 
-    properties = {"version": 2, "models": [{"name": "history", "data_tests": list(SCD2_TESTS)}]}
-    dbt_project.write("models/history.yml", yaml.safe_dump(properties))
+    write_scd2_tests(dbt_project)
     a1 = {"Cust Id": 1, "e-Mail": "a@x.org", "2nd line": "Flat 1", "true": "t"}
     a2 = {"Cust Id": 1, "e-Mail": "a@y.org", "2nd line": "Flat 1", "true": "t"}
     b1 = {"Cust Id": 2, "e-Mail": "b@x.org", "2nd line": None, "true": None}
@@ -2481,12 +2479,8 @@ def test_debezium_placeholder_for_a_value_not_sent_is_malformed(
     as_bytes = base64.b64encode(placeholder.encode()).decode()
 
     def model(config: str = "", unavailable: str | None = None) -> None:
-        write_debezium_model(dbt_project, config=config)
-        if unavailable is not None:
-            path = dbt_project.root / "models" / "history.sql"
-            path.write_text(
-                path.read_text().replace("['id'])", f"['id'], unavailable_value={unavailable})")
-            )
+        args = "" if unavailable is None else f"unavailable_value={unavailable}"
+        write_debezium_model(dbt_project, config=config, macro_args=args)
 
     def row(i: int, name: str, notes: str, tags: list[str], photo: str = "cGhvdG8=") -> dict:
         return {"id": i, "name": name, "notes": notes, "tags": tags, "photo": photo}
