@@ -1298,6 +1298,11 @@ def test_debezium_relation_is_checked_and_sequence_names_the_source_fields(
         message = failure(dbt_project)
         assert "no line of the relation holds a change" in message, message
         assert "Declare the relation's schema" in message, message
+    # A relation not created yet: said so, not taken for a batch of tombstones.
+    model("not_created_yet", "", "['event_ts', 'event_lsn']")
+    message = failure(dbt_project)
+    assert "not_created_yet): the relation does not exist" in message, message
+    assert "tombstones" not in message, message
 
     model("mysql_raw", ", sequence=['file', 'pos']", "['event_ts', 'event_file', 'event_pos']")
     run(dbt_project)
@@ -2616,6 +2621,57 @@ def test_an_event_is_one_event_whatever_else_the_select_adds_or_where_its_nulls_
     assert [tuple(r) for r in rows] == [("k1", "n")]
     q2 = dbt_project.spark.sql(f"select src, id, scd2_reason from {dbt_project.table('q2')}")
     assert [tuple(r) for r in q2.collect()] == [("k1", None, "malformed: null key")]
+
+
+def test_full_refresh_from_a_relation_of_the_latest_batch_is_refused(
+    dbt_project: ScratchProject,
+) -> None:
+    """`--full-refresh` rebuilds the history from the events the relation holds now: from a
+    relation of the latest batch alone it dropped the versions before it without a word. It
+    is refused then, writing nothing; from a relation holding every event it rebuilds; with
+    full_refresh=false in the model's config, --full-refresh leaves the table to a run."""
+    write_model(dbt_project)
+    day1 = [ev("r", 1, "Alice", 0), ev("r", 2, "Bob", 0)]
+    write_events(dbt_project, day1)
+    run(dbt_project)
+    day2 = [ev("u", 1, "Angela", 5, old=1), ev("c", 3, "Cid", 6)]
+    write_events(dbt_project, day2)
+    run(dbt_project)
+    built = [
+        (1, "Alice", 0, 5, "update"),
+        (1, "Angela", 5, None, None),
+        (2, "Bob", 0, None, None),
+        (3, "Cid", 6, None, None),
+    ]
+    assert brief(versions(dbt_project)) == built
+    before = (all_rows(dbt_project, "history"), iceberg_commits(dbt_project, "history"))
+
+    message = failure(dbt_project, "--full-refresh")  # the relation holds day 2 alone
+    assert "begin at 2024-01-01 05:00:00" in message, message
+    assert "begins at 2024-01-01 00:00:00" in message, message
+    assert "drop the 2 version(s) (of 4)" in message, message  # Alice, Bob
+    assert "Nothing was written" in message and "full_refresh=false" in message, message
+    write_events(dbt_project, [])  # no event at all
+    assert "which are none" in failure(dbt_project, "--full-refresh")
+    assert (all_rows(dbt_project, "history"), iceberg_commits(dbt_project, "history")) == before
+
+    # Every event: the rebuild gives the same versions, from one run.
+    write_events(dbt_project, day1 + day2)
+    rebuild = run(dbt_project, "--full-refresh")
+    rows = versions(dbt_project)
+    assert brief(rows) == built
+    assert {r["audit_insert_process_id"] for r in rows} == {rebuild.invocation_id}
+
+    # full_refresh=false: --full-refresh runs the model as a later run (a new update of 2).
+    write_model(dbt_project, "full_refresh=false,")
+    write_events(dbt_project, [ev("u", 2, "Bea", 7, old=2)])
+    run(dbt_project, "--full-refresh")
+    assert brief(versions(dbt_project)) == [
+        *built[:2],
+        (2, "Bob", 0, 7, "update"),
+        (2, "Bea", 7, None, None),
+        built[3],
+    ]
 
 
 def test_keys_holding_the_separator_and_a_key_change_into_the_same_values(

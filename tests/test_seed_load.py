@@ -689,6 +689,38 @@ def test_seeds_of_one_alias_and_in_glob_folders_load_their_own_file(
     assert _rows(spark, "seed_one_alias.bracketed", "rate") == [("br", 1)]
 
 
+def test_a_relative_project_dir_loads_the_seed_from_the_working_directory(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dbt seed --project-dir .`, as typed in the project's folder: dbt keeps the relative
+    root (`root_path` '.', kept by partial parsing for later runs too), and Spark read
+    `file://./seeds/...` as a host named '.' and failed. The file is read from the shell's
+    working directory; without one (no PWD), the seed fails saying what to do."""
+    from python_helpers.runtime.dbt_invoke import run_dbt
+
+    project = ScratchProject(tmp_path / "here", "seed_relative_dir", spark)
+    project.write("seeds/regions.csv", "region,rate\nnorth,1\nsouth,2\n")
+    # The project's folder is not the JVM's: a path Spark resolved against its own working
+    # directory (where pytest started) would find no file.
+    monkeypatch.chdir(project.root)
+    monkeypatch.setenv("PWD", str(project.root))
+    monkeypatch.setenv("DBT_SCHEMA", project.schema)
+    step = run_dbt(["seed", "--no-partial-parse"], project_dir=Path("."))
+    assert [r.message for r in step.result.results] == ["CREATE 2"]
+    assert _rows(spark, "seed_relative_dir.regions", "rate") == [("north", 1), ("south", 2)]
+    # Partial parsing keeps the relative root; the next run, changed file, loads it too.
+    project.write("seeds/regions.csv", "region,rate\neast,3\n")
+    step = run_dbt(["seed"], project_dir=Path("."))
+    assert [r.message for r in step.result.results] == ["INSERT 1"]
+    assert _rows(spark, "seed_relative_dir.regions", "rate") == [("east", 3)]
+    # No working directory to read it from: a clear failure, the table as it was.
+    monkeypatch.delenv("PWD")
+    project.write("seeds/regions.csv", "region,rate\nwest,4\n")
+    step = run_dbt(["seed"], project_dir=Path("."), check=False)
+    _assert_seed_failed(step, "relative path '.'", "absolute --project-dir", "unchanged")
+    assert _rows(spark, "seed_relative_dir.regions", "rate") == [("east", 3)]
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_whole_numbers_with_zero_fractions_load_into_integer_types(
     dbt_project: ScratchProject, spark: SparkSession, method: str

@@ -13,18 +13,18 @@
            (on_malformed_event='fail', the default) and on late ones (on_late_event='fail');
         4. sets the others aside in the quarantine table, with their reason (idempotent: an
            event already there with the same reason is not added again);
-        5. writes the versions (_scd2_events_versions_sql): the first run (and
-           --full-refresh) creates the table in one `create or replace table ... as`; a later
-           run replaces the open partition and adds its own in one overwrite
-           (_scd2_events_overwrite_sql) committed to a branch of its own at the snapshot it
-           started from, then fast-forwards main to it if nothing else committed meanwhile
-           (_scd2_events_publish); a table whose partitioning was changed by hand is MERGEd
-           into instead (on a branch likewise). Events that gained or widened columns since
-           the table was built (_scd2_events_schema_change) rewrite the whole table with its
-           new schema in one `create or replace table ... as` instead, since Iceberg changes a
-           schema outside any branch. A run whose events change nothing (replays,
-           duplicates, deletes of absent keys) writes nothing, not even a commit, while a
-           no-op after its key's mark commits its position (event_last_position).
+        5. writes the versions (_scd2_events_versions_sql): the first run (and --full-refresh:
+           _scd2_events_assert_rebuild) creates the table in one `create or replace table ... as`; a
+           later run replaces the open partition and adds its own in one overwrite
+           (_scd2_events_overwrite_sql) committed to a branch of its own at the snapshot it started
+           from, then fast-forwards main to it if nothing else committed meanwhile
+           (_scd2_events_publish); a table whose partitioning was changed by hand is MERGEd into
+           instead (on a branch likewise). Events that gained or widened columns since the table was
+           built (_scd2_events_schema_change) rewrite the whole table with its new schema in one
+           `create or replace table ... as` instead, since Iceberg changes a schema outside any
+           branch. A run whose events change nothing (replays, duplicates, deletes of absent keys)
+           writes nothing, not even a commit, while a no-op after its key's mark commits its
+           position (event_last_position).
     -#}
     {%- set identifier = model.alias or model.name -%}
     {%- set target_relation = api.Relation.create(
@@ -71,6 +71,7 @@
     {%- set ctx = scd2_audit._scd2_events_context(event_columns, event_types) -%}
     {%- do scd2_audit._scd2_assert_valid_to_current(
         "scd2_events model " ~ ctx.name, event_types.get(ctx.order_by[0])) -%}
+    {%- do scd2_audit._scd2_events_assert_rebuild(ctx, existing) if rebuild and existing -%}
     {#- A table built before event_last_position existed keeps working without it: its
         no-ops are not recorded, as then (docs/events.md, "The table"). -#}
     {%- if not rebuild -%}
@@ -165,8 +166,7 @@
           Spark knows before running (those of the cached steps are exact).
         - spark.sql.inMemoryColumnarStorage.compressed off: the run's cached steps live for
           one run and are each read a few times; compressing them cost more than computing
-          them (the same section). They take more memory (spilled to disk beyond it, as the
-          default storage level does).
+          them (the same section). They take more memory (spilled to disk beyond it).
         - spark.sql.requireAllClusterKeysForCoPartition off: the MERGE joins on the key and
           the version id, and its source, the versions, is already partitioned by the key;
           Spark then shuffles only the table to match, where by default it shuffles both by

@@ -70,6 +70,11 @@
     {%- endif -%}
     {%- set column_types = scd2_audit._scd2_column_types(relation) -%}
     {%- set columns = column_types.keys() | list -%}
+    {%- if execute and not columns and scd2_audit._scd2_relation_exists(relation) == false -%}
+        {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): the "
+            ~ "relation does not exist. Create it over the topic's files first (create table "
+            ~ "... using json location '...', docs/events.md), or build what makes it.") }}
+    {%- endif -%}
     {%- set p = 'payload.' if 'payload' in columns else '' -%}
     {%- set envelope = ['op', 'before', 'after', 'source'] -%}
     {#- Lines with the envelope and lines without it in one relation: Spark infers both

@@ -8,44 +8,11 @@
         Left alone: a string, a unit test's fixture or an ephemeral model's CTE (not a table:
         the sources an ephemeral model reads are not refreshed), and a relation that does not
         exist (a ref that only declares a dependency, a path source such as
-        parquet.`/data/x`): the query itself reports what it cannot read. Existence is asked
-        by name (`show namespaces ... like`, `show tables ... like`), not through dbt's
-        relation cache, which would list a source's whole schema (and fail on a view there
-        that the metastore cannot read back). About 50 to 80 ms a relation; a file-based
-        table's folder is listed again.
+        parquet.`/data/x`; _scd2_relation_exists): the query itself reports what it cannot
+        read. About 50 to 80 ms a relation; a file-based table's folder is listed again.
     -#}
-    {%- set table = scd2_audit._scd2_table_relation(relation) -%}
-    {%- if table is none or scd2_audit._scd2_fixture_name(table) or not table.schema -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {#- A schema with a catalog in it (`spark_catalog.raw`, as a source may name one, since
-        dbt-spark takes no `database`): its namespace is asked of that catalog, each part
-        quoted; `show databases` lists the current catalog's only. A catalog the session has
-        not loaded (`show catalogs` lists the loaded ones) holds nothing to refresh, and one
-        that does not exist is the query's to report. -#}
-    {%- set parts = table.schema.split('.') -%}
-    {%- set quoted_parts = [] -%}
-    {%- for part in parts -%}
-        {%- do quoted_parts.append(scd2_audit._scd2_quote(part)) -%}
-    {%- endfor -%}
-    {#- Spark's `like` compares names without regard to case, as Spark resolves them
-        (dbt-spark's check_schema_exists does not: a schema configured `MySchema`, listed
-        `myschema`, was taken for missing, and its sources were not refreshed). -#}
-    {%- if parts | length > 1 -%}
-        {%- set schema_exists = run_query('show catalogs like '
-                ~ scd2_audit._scd2_sql_string(parts[0])).rows | length > 0
-            and run_query('show namespaces in ' ~ quoted_parts[0] ~ ' like '
-                ~ scd2_audit._scd2_sql_string(parts[1:] | join('.'))).rows | length > 0 -%}
-    {%- else -%}
-        {%- set schema_exists = run_query('show namespaces like '
-            ~ scd2_audit._scd2_sql_string(table.schema)).rows | length > 0 -%}
-    {%- endif -%}
-    {%- if not schema_exists -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {%- set found = run_query('show tables in ' ~ quoted_parts | join('.')
-        ~ ' like ' ~ scd2_audit._scd2_sql_string(table.identifier)) -%}
-    {%- if found.rows | length > 0 -%}
-        {%- do scd2_audit._scd2_run_sql('refresh table ' ~ table) -%}
+    {%- if scd2_audit._scd2_relation_exists(relation) -%}
+        {%- do scd2_audit._scd2_run_sql('refresh table '
+            ~ scd2_audit._scd2_table_relation(relation)) -%}
     {%- endif -%}
 {%- endmacro %}
