@@ -728,6 +728,9 @@ def test_dbt_valid_to_current_marks_the_open_versions(dbt_project: ScratchProjec
     for config, expected in [
         ("event_op_codes={'create': none},", "event_op_codes gives create no code (None)"),
         ("partition_by=['name'],", "partition_by is not read by scd2_events"),
+        ("clustered_by=['id'], buckets=4,", "clustered_by is not read by scd2_events"),
+        ("on_schema_change='sync_all_columns',", "would drop the columns the events no"),
+        ("on_schema_change='drop',", "on_schema_change must be 'append_new_columns'"),
         ("event_quarantine='other.q',", "event_quarantine is the quarantine table's name"),
         ("event_value_columns=[],", "event_value_columns is empty"),
     ]:
@@ -2277,6 +2280,15 @@ def test_events_whose_columns_change_keep_their_history(dbt_project: ScratchProj
         ],
         ddl=f"id int, tier string, points bigint, {base}",
     )
+    # With dbt's on_schema_change='fail', the same batch stops the run, naming the changes.
+    write_model(dbt_project, "on_schema_change='fail',")
+    message = failure(dbt_project)
+    assert "on_schema_change='fail'" in message, message
+    assert "new [], wider ['points'], gone ['name']" in message, message
+    assert "Nothing was written" in message, message
+    assert all_rows(dbt_project, "history") == before
+    assert iceberg_commits(dbt_project, "history") == commits
+    write_model(dbt_project)
     run(dbt_project)
     assert spark.table(dbt_project.table("history")).columns == columns
     assert dict(spark.table(dbt_project.table("history")).dtypes)["points"] == "bigint"

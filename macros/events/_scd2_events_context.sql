@@ -130,10 +130,25 @@
         'updated_at': 'the event time is the first column of event_order_by',
         'invalidate_hard_deletes': "write hard_deletes='invalidate'",
     } -%}
-    {%- if config.get('partition_by') is not none -%}
-        {%- do problems.append("partition_by is not read by scd2_events, which partitions the "
+    {%- for setting in ['partition_by', 'clustered_by', 'buckets']
+            if config.get(setting) is not none -%}
+        {%- do problems.append(setting ~ " is not read by scd2_events, which partitions the "
             ~ "table by its audit update process id, so that a run reads and rewrites the open "
             ~ "versions alone: remove it") -%}
+    {%- endfor -%}
+    {#- dbt's incremental setting: 'ignore' (dbt's default) and 'append_new_columns' are this
+        materialization's own rules (docs/events.md, "When the events change shape"), 'fail'
+        is read by _scd2_events_schema_change. -#}
+    {%- set on_schema_change = config.get('on_schema_change') or 'ignore' -%}
+    {%- if on_schema_change == 'sync_all_columns' -%}
+        {%- do problems.append("on_schema_change='sync_all_columns' would drop the columns the "
+            ~ "events no longer have, and their history with them: scd2_events keeps them, "
+            ~ "NULL in the versions opened from then on. Remove it, or set 'fail' to stop "
+            ~ "on a change") -%}
+    {%- elif on_schema_change not in ['ignore', 'append_new_columns', 'fail'] -%}
+        {%- do problems.append("on_schema_change must be 'append_new_columns' (what "
+            ~ "scd2_events does unset, or with dbt's default 'ignore') or 'fail', got '"
+            ~ on_schema_change ~ "'") -%}
     {%- endif -%}
     {%- if (model['config'].get('contract') or {}).get('enforced') -%}
         {%- do problems.append("contract: {enforced: true} is not read by scd2_events, whose "

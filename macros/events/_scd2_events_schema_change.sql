@@ -197,5 +197,16 @@
         'changed': (change.added | length > 0) or (change.widened | length > 0),
         'columns': data + (change.added.keys() | list) + metadata,
     }) -%}
+    {#- dbt's incremental setting, read as dbt reads it for a table it cannot follow. -#}
+    {%- if config.get('on_schema_change') == 'fail'
+            and (change.added or change.widened or change.removed) -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_events model " ~ ctx.name ~ ": on_schema_change='fail', and the events' "
+            ~ "columns differ from " ~ relation ~ "'s: new " ~ (change.added.keys() | list)
+            ~ ", wider " ~ (change.widened.keys() | list) ~ ", gone "
+            ~ (change.removed.keys() | list) ~ ". Nothing was written; the table is "
+            ~ "unchanged. Unset on_schema_change (or set 'append_new_columns') for the "
+            ~ "history to follow them (docs/events.md, \"When the events change shape\").") }}
+    {%- endif -%}
     {{ return(change) }}
 {%- endmacro %}

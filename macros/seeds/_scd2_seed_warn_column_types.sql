@@ -16,6 +16,8 @@
             ~ " columns: " ~ columns | join(', ') ~ "); "
             ~ ("that entry is" if unknown | length == 1 else "those entries are")
             ~ " ignored. Names match exactly, case included: correct the name in column_types,"
-            ~ " or leave it out if this seed has no such column.") -%}
+            ~ " or leave it out if this seed has no such column (a +column_types set for a"
+            ~ " folder of seeds may name columns that some of them lack: where warnings are"
+            ~ " errors, set it per seed).") -%}
     {%- endif -%}
 {%- endmacro %}
