@@ -143,8 +143,9 @@
     {%- if on_schema_change == 'sync_all_columns' -%}
         {%- do problems.append("on_schema_change='sync_all_columns' would drop the columns the "
             ~ "events no longer have, and their history with them: scd2_events keeps them, "
-            ~ "NULL in the versions opened from then on. Remove it, or set 'fail' to stop "
-            ~ "on a change") -%}
+            ~ "NULL in the versions opened from then on. Set on_schema_change="
+            ~ "'append_new_columns' on this model (where a folder's +on_schema_change sets "
+            ~ "it), or 'fail' to stop on a change") -%}
     {%- elif on_schema_change not in ['ignore', 'append_new_columns', 'fail'] -%}
         {%- do problems.append("on_schema_change must be 'append_new_columns' (what "
             ~ "scd2_events does unset, or with dbt's default 'ignore') or 'fail', got '"
