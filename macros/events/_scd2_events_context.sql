@@ -7,7 +7,8 @@
           event time first, then tie-breakers), old_key_columns (event_old_key_columns, aligned
           with key_columns, or []), old_key_values (the old key columns as SQL of their
           key's type), hard_deletes, on_late ('quarantine' or 'fail'),
-          on_malformed ('fail' or 'quarantine'), quarantine (the quarantine table's relation);
+          on_malformed ('fail' or 'quarantine'), on_schema_change (dbt's, 'ignore' when
+          unset, as dbt's default), quarantine (the quarantine table's relation);
         - columns, audit, events: dbt's, the audit and the event metadata column names;
           high_end: the high-end timestamp as SQL; valid_to_current: dbt_valid_to_current,
           as for snapshots (the open versions' dbt_valid_to), or none;
@@ -178,6 +179,7 @@
         'time_type': (event_types or {}).get(order_by[0]) if order_by else none,
         'old_key_columns': old_keys,
         'hard_deletes': hard_deletes,
+        'on_schema_change': on_schema_change,
         'on_late': on_late,
         'on_malformed': on_malformed,
         'quarantine': api.Relation.create(

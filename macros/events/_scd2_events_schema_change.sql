@@ -197,8 +197,9 @@
         'changed': (change.added | length > 0) or (change.widened | length > 0),
         'columns': data + (change.added.keys() | list) + metadata,
     }) -%}
-    {#- dbt's incremental setting, read as dbt reads it for a table it cannot follow. -#}
-    {%- if config.get('on_schema_change') == 'fail'
+    {#- dbt's incremental setting (_scd2_events_context), read as dbt reads it for a table
+        it cannot follow. -#}
+    {%- if ctx.on_schema_change == 'fail'
             and (change.added or change.widened or change.removed) -%}
         {{ exceptions.raise_compiler_error(
             "scd2_events model " ~ ctx.name ~ ": on_schema_change='fail', and the events' "
