@@ -13,7 +13,7 @@ export LAKEHOUSE_DIR
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-setup: $(STAMP) cluster-packages  ## create .venv, install pinned deps, provision Iceberg jars, write Spark config and placeholder seeds
+setup: $(STAMP) cluster-packages  ## create .venv, install pinned deps (constraints.txt), provision Iceberg jars, write Spark config and placeholder seeds
 	@$(BIN)/python -m python_helpers.runtime.lakehouse --provision --write-defaults
 	@$(BIN)/python -m python_helpers.pipeline.placeholders
 
@@ -26,10 +26,10 @@ cluster-packages:
 		echo "note: could not install postgresql libpostgresql-jdbc-java (needed by make cluster-start only)"; \
 	fi
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > $(VENV)/requirements.txt
-	$(BIN)/python -m pip install --disable-pip-version-check -q -r $(VENV)/requirements.txt
+	$(BIN)/python -m pip install --disable-pip-version-check -q -r $(VENV)/requirements.txt -c constraints.txt
 	@touch $@
 
 demo: setup  ## run the main job: day-by-day pipeline on a fresh warehouse
