@@ -791,6 +791,9 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
     # A moment that is no ISO 8601 one (Spark's parser failed on it, or divided 2024 by 1).
     message = compile_error("scd2_as_of(ref('plain'), '2024/01/01', unique_key='id')")
     assert "2024/01/01" in message and "is no ISO 8601 date or date and time" in message, message
+    # Signed, as a BCE year would be: Spark read it as arithmetic (-2024 - 1 - 1).
+    message = compile_error("scd2_as_of(ref('plain'), '-2024-01-01', unique_key='id')")
+    assert "-2024-01-01" in message and "is no ISO 8601 date or date and time" in message, message
     message = compile_error("scd2_current(ref('plain'), include_metadata='no', unique_key='id')")
     assert "include_metadata must be true or false, got no" in message, message
     # The table's name as text, not a relation: no config to read keys or columns from.

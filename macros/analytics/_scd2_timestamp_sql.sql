@@ -5,8 +5,8 @@
         scd2_high_end_ts(): the session time zone cannot shift it); anything else is taken as
         a SQL timestamp expression as it is, e.g. current_timestamp(),
         `timestamp '2024-01-01 12:00:00 Europe/Paris'`, or a column. Text that starts with a
-        digit is meant as a moment, not as SQL: one that is no ISO 8601 moment (`27.11.2026`,
-        `2024/01/01`, `2024-01-01 12:00:00 UTC`, `2024-02-30`) fails naming the forms taken,
+        digit (signed or not: no timestamp expression does) is meant as a moment, not as SQL: one that is no ISO 8601 moment (`27.11.2026`,
+        `2024/01/01`, `2024-01-01 12:00:00 UTC`, `2024-02-30`, `-2024-01-01`) fails naming the forms taken,
         where Spark's parser failed on it, or read `2024/01/01` as a division.
     -#}
     {%- set text = '' if value is none else value | string | trim -%}
@@ -14,7 +14,7 @@
         {{ exceptions.raise_compiler_error("scd2_as_of: the as-of moment is empty.") }}
     {%- endif -%}
     {%- set literal = scd2_audit._scd2_utc_timestamp_sql(text) -%}
-    {%- if execute and literal is none and modules.re.match('^[0-9]', text) -%}
+    {%- if execute and literal is none and modules.re.match('^[-+]?[0-9]', text) -%}
         {{ exceptions.raise_compiler_error(
             "scd2_as_of: the as-of moment '" ~ text ~ "' is no ISO 8601 date or date and time "
             ~ "that exists. Write 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM[:SS[.ffffff]]' (UTC) or with "
