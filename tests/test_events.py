@@ -270,10 +270,13 @@ def test_late_events_are_quarantined_or_fail_the_run(dbt_project: ScratchProject
     assert [(q.id, q.name) for q in quarantine] == [(1, "X")]
     assert quarantine[0].scd2_reason.startswith("late")
 
-    # The same batch again quarantines nothing twice and changes nothing.
+    # The same batch again quarantines nothing twice and changes nothing, not even the
+    # quarantine's Iceberg history.
+    held = iceberg_commits(dbt_project, "history__quarantine")
     run(dbt_project)
     assert versions(dbt_project) == rows
     assert dbt_project.spark.table(dbt_project.table("history__quarantine")).count() == 1
+    assert iceberg_commits(dbt_project, "history__quarantine") == held
 
     # With on_late_event='fail' the run fails, names the event and writes nothing.
     commits = iceberg_commits(dbt_project, "history")
@@ -296,6 +299,7 @@ def test_a_late_key_change_is_set_aside_whole_and_counted_so(
     run(dbt_project)
     rows, commits = versions(dbt_project), iceberg_commits(dbt_project, "history")
     write_events(dbt_project, [ev("u", 20, "K", 3, old=1)])
+    held = None  # the quarantine's commits after the first run: the second adds none
     for _ in range(2):
         capsys.readouterr()
         run(dbt_project)
@@ -308,6 +312,8 @@ def test_a_late_key_change_is_set_aside_whole_and_counted_so(
         assert (versions(dbt_project), iceberg_commits(dbt_project, "history")) == (rows, commits)
         quarantine = dbt_project.spark.table(dbt_project.table("history__quarantine")).collect()
         assert [(q.id, q.name, q.before_id) for q in quarantine] == [(20, "K", 1)]
+        held = held or iceberg_commits(dbt_project, "history__quarantine")
+        assert iceberg_commits(dbt_project, "history__quarantine") == held
 
 
 def test_a_key_whose_first_event_in_the_batch_is_not_applied(dbt_project: ScratchProject) -> None:
@@ -2162,6 +2168,49 @@ def test_change_feed_and_run_audit_with_several_changes_of_a_key_in_a_run(
             """
         ).collect()
         assert [tuple(r) for r in audit] == [(r1, 4, 4, 0, 0, 0, 4), (r2, 5, 3, 2, 3, 1, 4)], name
+
+    # Run 3: changes of a key at one event time, told apart by the tie-breaker: id 7 created
+    # and updated at hour 6; id 2 deleted and re-created at hour 7. _change_ts cannot order
+    # them; _change_order does, a key's whole story (an update's preimage before its
+    # postimage, a delete before the insert that follows it).
+    write_events(
+        project,
+        [
+            ev("c", 7, "g", 6, lsn=1),
+            ev("u", 7, "g2", 6, lsn=2, old=7),
+            ev("d", 2, "b2", 7, lsn=1),
+            ev("c", 2, "b3", 7, lsn=2),
+        ],
+    )
+    r3 = project.dbt("run", "--select", "history", "history_nr").invocation_id
+    stories = {
+        2: [
+            ("insert", "b", 1, r1),
+            ("delete", "b", 2, r2),
+            ("insert", "b2", 4, r2),
+            ("delete", "b2", 7, r3),
+            ("insert", "b3", 7, r3),
+        ],
+        7: [
+            ("insert", "g", 6, r3),
+            ("update_preimage", "g", 6, r3),
+            ("update_postimage", "g2", 6, r3),
+        ],
+    }
+    for name in ("history", "history_nr"):
+        for key, story in stories.items():
+            rows = project.spark.sql(
+                f"""
+                select _change_type, name,
+                    cast((unix_timestamp(_change_ts) - unix_timestamp(timestamp'{T0}')) / 3600
+                        as int) as hour,
+                    _process_id
+                from {project.table(name + "_feed")}
+                where id = {key}
+                order by _change_order
+                """
+            ).collect()
+            assert [tuple(r) for r in rows] == story, (name, key)
 
 
 def shaped_versions(project: ScratchProject, columns: str) -> list[tuple]:

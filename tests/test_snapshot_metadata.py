@@ -892,6 +892,8 @@ def test_date_validity_reads_alike_in_every_time_zone(dbt_project: ScratchProjec
         assert as_of("2024-01-02 00:00:00") == [(1, "A2"), (2, "B")]
         assert as_of("2024-01-01T20:00:00-05:00") == [(1, "A2"), (2, "B")]  # 01:00 UTC
         assert as_of("2023-12-31 23:59:59") == []
+        # The open versions (dbt_valid_to NULL) are valid at the high end itself too.
+        assert as_of("9999-12-31 23:59:59") == [(1, "A2"), (2, "B")]
         dbt_project.dbt("test", "--select", "snap")  # the four generic tests pass
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)

@@ -8,7 +8,9 @@
         A select of the state of a snapshot as of a moment: the versions valid then, one row per
         key that existed, with the key and data columns (metadata with include_metadata=true).
         A version is valid at t when effective_start <= t < effective_end (the effective range
-        is never NULL: open versions end at the high-end timestamp).
+        is never NULL: open versions end at the high-end timestamp), and an open version (dbt's
+        rule, _scd2_open_version_sql) at every t from its start, as its NULL dbt_valid_to says:
+        at the high end itself too, where `t < effective_end` alone left no row.
         as_of: a SQL timestamp expression (current_timestamp(), a column, ...) or an ISO 8601
         text ('YYYY-MM-DD[ HH:MM[:SS]]', 'T' or a space, optional 'Z' or offset), without a
         zone read as UTC (_scd2_utc_timestamp_sql).
@@ -30,6 +32,6 @@
     from {{ relation }}
     where
         {{ ctx.effective_start }} <= {{ moment }}
-        and {{ moment }} < {{ ctx.audit.effective_end_ts }}
+        and ({{ moment }} < {{ ctx.audit.effective_end_ts }} or {{ ctx.is_open }})
         and not {{ ctx.is_deletion_record }}
 {%- endmacro %}

@@ -14,7 +14,12 @@
         - _commit_timestamp: when that run processed it,
         - _change_ts: when the change took effect on the history's time axis (the version's
           dbt_valid_from for an insert or a postimage, its dbt_valid_to for a preimage or a
-          delete), which orders a key's changes within a run,
+          delete),
+        - _change_order: the change's place among its key's changes, over the whole history
+          (the key's n-th version opens at 2n - 1 and closes at 2n, so an update's preimage
+          comes just before its postimage): ascending, not consecutive, comparable within a
+          key only. _change_ts alone cannot order changes that take effect at one time, as an
+          scd2_events run's create and update of a key at one event time (its tie-breaker),
         - _version_inserted_by: the run that inserted the version concerned (for a preimage
           or a delete: _process_id itself when that run opened and closed it, as an
           scd2_events run does with a key's intermediate versions).
@@ -43,7 +48,7 @@
         data column of one of those names (a source read from Delta's change feed holds
         _change_type and _commit_timestamp) failed with Spark's AMBIGUOUS_REFERENCE. -#}
     {%- set own = ['snapshot_name', '_change_type', '_process_id', '_commit_timestamp',
-        '_change_ts', '_version_inserted_by'] -%}
+        '_change_ts', '_change_order', '_version_inserted_by'] -%}
     {%- set clashes = [] -%}
     {%- for column in ctx.data_columns if column | lower in own
             or (column | lower).startswith('scd2_') -%}
@@ -102,7 +107,8 @@
             lead(scd2_valid_from) over scd2_key_order as scd2_next_valid_from,
             {%- endif %}
             lead(scd2_is_deletion_record) over scd2_key_order as scd2_next_is_deletion_record,
-            lead(scd2_inserted_by) over scd2_key_order as scd2_next_inserted_by
+            lead(scd2_inserted_by) over scd2_key_order as scd2_next_inserted_by,
+            row_number() over scd2_key_order as scd2_version_number
         from scd2_feed_versions
         window scd2_key_order as (
             partition by {{ ctx.quoted.key_columns | join(', ') }}
@@ -138,6 +144,7 @@
             scd2_inserted_by as _process_id,
             scd2_inserted_at as _commit_timestamp,
             scd2_valid_from as _change_ts,
+            2 * scd2_version_number - 1 as _change_order,
             scd2_inserted_by as _version_inserted_by
         from scd2_feed_linked
         union all
@@ -147,6 +154,7 @@
             scd2_closed_by as _process_id,
             scd2_closed_at as _commit_timestamp,
             scd2_valid_to as _change_ts,
+            2 * scd2_version_number as _change_order,
             scd2_inserted_by as _version_inserted_by
         from scd2_feed_linked
         where scd2_closed_by is not null
@@ -159,6 +167,7 @@
         _process_id,
         _commit_timestamp,
         _change_ts,
+        _change_order,
         _version_inserted_by
     from scd2_feed_events
 {%- endmacro %}

@@ -5,7 +5,9 @@
         scd2_reason, scd2_process_id (this run's invocation_id), scd2_quarantined_at and
         scd2_event_hash (a hash of its identity columns, _scd2_events_context). An event
         already there with the same reason is not added again, so a batch applied twice
-        quarantines its events once.
+        quarantines its events once; with none to add, nothing is written, not even the
+        empty commit Iceberg makes of a MERGE that inserts nothing (a replay added one each
+        time). The events set aside are computed once, cached, for that check and the MERGE.
         Runs before the versions are written: a run that fails after it leaves the events
         there, and its rerun adds nothing. Fails first, dropping the run's `views` and putting
         back the session settings `conf_before` (as
@@ -116,9 +118,17 @@
     {%- for column in columns -%}
         {%- do inserted.append(('s.' ~ column) if column in given else 'null') -%}
     {%- endfor -%}
-    {% do scd2_audit._scd2_run_sql(
-        'merge into ' ~ ctx.quarantine ~ ' as q using (' ~ set_aside ~ ') as s'
-        ~ ' on q.scd2_event_hash = s.scd2_event_hash and q.scd2_reason = s.scd2_reason'
-        ~ ' when not matched then insert (' ~ columns | join(', ') ~ ') values ('
-        ~ inserted | join(', ') ~ ')') %}
+    {%- set set_aside_view = scd2_audit._scd2_run_view_name(ctx.quarantine, 'set_aside') -%}
+    {% do scd2_audit._scd2_run_sql('cache table ' ~ set_aside_view ~ ' as ' ~ set_aside) %}
+    {%- set held_on = 'q.scd2_event_hash = s.scd2_event_hash and q.scd2_reason = s.scd2_reason' -%}
+    {%- set unheld = run_query('select 1 from ' ~ set_aside_view ~ ' as s where not exists ('
+        ~ 'select 1 from ' ~ ctx.quarantine ~ ' as q where ' ~ held_on ~ ') limit 1') -%}
+    {%- if unheld | length > 0 -%}
+        {% do scd2_audit._scd2_run_sql(
+            'merge into ' ~ ctx.quarantine ~ ' as q using ' ~ set_aside_view ~ ' as s'
+            ~ ' on ' ~ held_on
+            ~ ' when not matched then insert (' ~ columns | join(', ') ~ ') values ('
+            ~ inserted | join(', ') ~ ')') %}
+    {%- endif -%}
+    {% do scd2_audit._scd2_run_sql('drop view if exists ' ~ set_aside_view) %}
 {%- endmacro %}
