@@ -188,33 +188,47 @@ def test_plain_dates_are_utc_midnights(dbt_project: ScratchProject) -> None:
     """The forms 'YYYY-MM-DD' that the docs allow for the high-end var and for an as-of moment
     are that day's midnight in UTC, whatever the session's zone. They used to render as
     `timestamp '2024-01-02 UTC'`, which Spark rejects (INVALID_TYPED_LITERAL). ISO 8601 moments
-    ('T', 'Z', offsets) were taken as SQL and failed with a syntax error."""
-    write_snapshot(dbt_project, "snap", "unique_key='id', strategy='check', check_cols='all'")
-    dbt_project.write_seed("src", "id,name,amount", ["1,a,10", "2,b,20"])
+    ('T', 'Z', offsets) were taken as SQL and failed with a syntax error. An open version is
+    valid at the high end too (its dbt_valid_to is NULL)."""
+    select = "select id, name, cast(changed as timestamp) as changed from {{ ref('src') }}"
+    config = "unique_key='id', strategy='timestamp', updated_at='changed'"
+    write_snapshot(dbt_project, "snap", config, select=select)
+    header = "id,name,changed"
+    dbt_project.write_seed("src", header, ["1,a,2024-01-01 00:00:00", "2,b,2024-01-01 00:00:00"])
     dbt_project.dbt("seed", "--full-refresh")
-    dbt_project.dbt("snapshot", "--vars", "{scd2_high_end_ts: '9999-12-31'}")
-    ends = {r["effective_end_epoch"] for r in history(dbt_project, "snap")}
+    high_end = ("--vars", "{scd2_high_end_ts: '9999-12-31'}")
+    dbt_project.dbt("snapshot", *high_end)
+    # Id 1 changes at 2024-01-02 00:00:00 UTC: version a ends there, a2 begins there.
+    dbt_project.write_seed("src", header, ["1,a2,2024-01-02 00:00:00", "2,b,2024-01-01 00:00:00"])
+    dbt_project.dbt("seed", "--full-refresh")
+    dbt_project.dbt("snapshot", *high_end)
+    ends = {
+        r["effective_end_epoch"] for r in history(dbt_project, "snap") if r["dbt_valid_to"] is None
+    }
     assert ends == {253402214400}  # 9999-12-31 00:00:00 UTC
 
-    def as_of(moment: str) -> list[int]:
+    def as_of(moment: str) -> list[tuple[int, str]]:
         step = dbt_project.dbt(
             "compile", "--inline", f"{{{{ scd2_as_of(ref('snap'), '{moment}') }}}}"
         )
         sql = compiled_code(step)
-        return sorted(r["id"] for r in dbt_project.spark.sql(sql).collect())
+        return sorted((r["id"], r["name"]) for r in dbt_project.spark.sql(sql).collect())
 
+    before, after = [(1, "a"), (2, "b")], [(1, "a2"), (2, "b")]
     spark = dbt_project.spark
     try:
         spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
-        # Both versions began at this run (today), and are valid until the high end's midnight.
-        assert as_of("2024-01-02") == []
-        assert as_of("9999-12-30") == [1, 2]
-        assert as_of("9999-12-31") == []
-        # ISO 8601: a 'T', minutes without seconds, 'Z' or an offset (else UTC). The high end
-        # is 9999-12-31 00:00:00 UTC and excluded.
-        assert as_of("9999-12-30T23:59") == [1, 2]
-        assert as_of("9999-12-31T00:00:00Z") == []
-        assert as_of("9999-12-31T01:00:00+02:00") == [1, 2]  # 9999-12-30 23:00 UTC
-        assert as_of("9999-12-30 23:30:00.5-0100") == []  # 9999-12-31 00:30:00.5 UTC
+        assert as_of("2023-12-31") == []
+        assert as_of("2024-01-01") == before
+        assert as_of("2024-01-02") == after  # UTC midnight, not Tokyo's (15:00 UTC the day before)
+        # ISO 8601: a 'T', minutes without seconds, 'Z' or an offset (else UTC).
+        assert as_of("2024-01-01T23:59") == before
+        assert as_of("2024-01-02T00:00:00Z") == after
+        assert as_of("2024-01-02T01:00:00+02:00") == before  # 2024-01-01 23:00 UTC
+        assert as_of("2024-01-01 23:30:00.5-0100") == after  # 2024-01-02 00:30:00.5 UTC
+        # The open versions, at and beyond the high end's day.
+        assert as_of("9999-12-30") == after
+        assert as_of("9999-12-31") == after
+        assert as_of("9999-12-31T12:00:00Z") == after
     finally:
         spark.conf.set("spark.sql.session.timeZone", "UTC")
