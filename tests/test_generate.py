@@ -313,6 +313,31 @@ def test_days_past_a_checkpoint_follow_each_other(spark: SparkSession) -> None:
     assert day7.source.count() == 1200
 
 
+def test_a_day_after_the_days_before_is_the_day_from_day_1(spark: SparkSession) -> None:
+    """Days asked for in turn start from the latest day computed in the application (a
+    pipeline of D days no longer recomputes each from day 1): day 6 so, past the checkpoint
+    of day 5, and its events (which read day 5 too), are row for row, in order, what they
+    are computed from day 1 in an application that computed nothing before."""
+    from python_helpers.generator import frames
+    from python_helpers.generator.events import EventSpec, generate_events
+
+    spec = GeneratorSpec(500, 600, 2, 3, 0.2, 0.4, 0.4, seed=7)
+
+    def day6() -> list[list[tuple]]:
+        data = generate_day(spark, spec, 6)
+        events = generate_events(spark, spec, EventSpec(), 6)
+        frames_ = (data.source, data.manifest, events.batch, events.expected)
+        return [[tuple(row) for row in frame.collect()] for frame in frames_]
+
+    for day in range(1, 6):
+        generate_events(spark, spec, EventSpec(), day).batch.count()
+    in_turn = day6()
+    # The last days' states were kept: day 6 started from day 5's.
+    assert sorted(frames._STATES[(spark.sparkContext.applicationId, spec)]) == [4, 5, 6]
+    frames._STATES.clear()
+    assert day6() == in_turn
+
+
 def test_plan_counts_and_rounding() -> None:
     assert SPEC.plan(2).counts() == {INSERTED: 2000, UPDATED: 4000, UNCHANGED: 4000, DELETED: 2000}
     assert SPEC.plan(1).counts() == {INSERTED: 10000, UPDATED: 0, UNCHANGED: 0, DELETED: 0}
