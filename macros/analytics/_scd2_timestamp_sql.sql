@@ -5,9 +5,10 @@
         scd2_high_end_ts(): the session time zone cannot shift it); anything else is taken as
         a SQL timestamp expression as it is, e.g. current_timestamp(),
         `timestamp '2024-01-01 12:00:00 Europe/Paris'`, or a column. Text that starts with a
-        digit (signed or not: no timestamp expression does) is meant as a moment, not as SQL: one that is no ISO 8601 moment (`27.11.2026`,
-        `2024/01/01`, `2024-01-01 12:00:00 UTC`, `2024-02-30`, `-2024-01-01`) fails naming the forms taken,
-        where Spark's parser failed on it, or read `2024/01/01` as a division.
+        digit (signed or not: no timestamp expression does) is meant as a moment, not as SQL:
+        one that is no ISO 8601 moment (`27.11.2026`, `2024/01/01`, `2024-01-01 12:00:00 UTC`,
+        `2024-02-30`, `-2024-01-01`) fails naming the forms taken, where Spark's parser failed
+        on it, or read `2024/01/01` as a division.
     -#}
     {%- set text = '' if value is none else value | string | trim -%}
     {%- if not text -%}

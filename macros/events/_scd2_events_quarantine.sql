@@ -118,7 +118,9 @@
     {%- for column in columns -%}
         {%- do inserted.append(('s.' ~ column) if column in given else 'null') -%}
     {%- endfor -%}
-    {%- set set_aside_view = scd2_audit._scd2_run_view_name(ctx.quarantine, 'set_aside') -%}
+    {#- Named after the run's own views (`events`), so that a run stopped before the drop
+        below leaves it to the next run's _scd2_events_drop_stale_views, as its other steps. -#}
+    {%- set set_aside_view = events ~ '_set_aside' -%}
     {% do scd2_audit._scd2_run_sql('cache table ' ~ set_aside_view ~ ' as ' ~ set_aside) %}
     {%- set held_on = 'q.scd2_event_hash = s.scd2_event_hash and q.scd2_reason = s.scd2_reason' -%}
     {%- set unheld = run_query('select 1 from ' ~ set_aside_view ~ ' as s where not exists ('

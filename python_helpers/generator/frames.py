@@ -53,7 +53,8 @@ IDENTITY = ("_born", "_idx", "_pos")
 # starting from day 1; the events mode asks for day d and d - 1, the pipeline for each day in
 # turn, which recomputed from day 1 made a run of D days take time quadratic in D (day 38 of
 # a 2,000-row events pipeline: 62 s to generate, against 3 s on day 1). Their lineage goes back
-# at most CHECKPOINT_EVERY days, to an eager local checkpoint held by that application.
+# at most CHECKPOINT_EVERY days, to an eager local checkpoint held by that application: those
+# of another (a session stopped, then a new one) are dropped.
 _STATES: dict[tuple[str, GeneratorSpec], dict[int, DataFrame]] = {}
 STATES_KEPT = 3
 # Hash domains: keep key, value and delta hashes independent of each other.
@@ -123,7 +124,10 @@ def transition(spark: SparkSession, spec: GeneratorSpec, day: int) -> Transition
     check_day(day)
     if day < 2:
         raise ValueError("day 1 has no previous day to follow from")
-    states = _STATES.setdefault((spark.sparkContext.applicationId, spec), {})
+    application = spark.sparkContext.applicationId
+    for stopped in [key for key in _STATES if key[0] != application]:
+        del _STATES[stopped]  # another application's checkpoints are gone with it
+    states = _STATES.setdefault((application, spec), {})
     start = max((known for known in states if known < day), default=1)
     state = states.get(start)
     if state is None:
