@@ -3,6 +3,9 @@ become tables (macros/adapters/)."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from python_helpers.tooling.scratch import ScratchProject
 
 
@@ -58,3 +61,78 @@ def test_a_view_model_changes_survives_a_failed_run_and_becomes_a_table(
     assert project.spark.sql(f"select * from {table}.snapshots").count() == 1  # Iceberg
     run("view", "'fourth'")
     assert state() == ("view", [(1, "fourth")])
+
+
+def test_dbt_clone_makes_views_of_the_state_relations_on_iceberg(
+    dbt_project: ScratchProject, tmp_path: Path
+) -> None:
+    """`dbt clone` of a state built on Iceberg: dbt-spark's clone failed every node whose
+    file_format is not delta ("shallow clone requires file_format be set to 'delta'"). Each
+    node (seed, table, view, snapshot) becomes a view over the state's relation, as dbt does
+    where a platform has no zero-copy clone; a second clone changes nothing, `--full-refresh`
+    makes the views again, and a clone onto the state's own schema leaves its tables alone."""
+    prod = dbt_project
+    prod.write_seed("people", "id,name", ["1,ann", "2,bob"])
+    prod.write(
+        "models/people_table.sql",
+        "{{ config(materialized='table', file_format='iceberg') }}\n"
+        "select id, upper(name) as name from {{ ref('people') }}\n",
+    )
+    prod.write(
+        "models/people_view.sql",
+        "{{ config(materialized='view') }}\nselect id from {{ ref('people_table') }}\n",
+    )
+    prod.write(
+        "snapshots/people_snap.sql",
+        """
+        {% snapshot people_snap %}
+        {{ config(unique_key='id', strategy='check', check_cols='all', file_format='iceberg') }}
+        select * from {{ ref('people') }}
+        {% endsnapshot %}
+        """,
+    )
+    prod.dbt("build", "--write-json")  # the suite runs without artifacts (conftest.py)
+    state = tmp_path / "prod_state"
+    state.mkdir()
+    shutil.copy(prod.root / "target" / "manifest.json", state / "manifest.json")
+    nodes = ["people", "people_table", "people_view", "people_snap"]
+    spark = prod.spark
+
+    def views(schema: str) -> set[str]:
+        return {row.viewName for row in spark.sql(f"show views in {schema}").collect()}
+
+    def rows(table: str) -> list[tuple]:
+        return [tuple(r) for r in spark.sql(f"select * from {table} order by 1").collect()]
+
+    def prod_contents() -> dict[str, list[tuple]]:
+        return {name: rows(prod.table(name)) for name in ("people", "people_table")}
+
+    before = prod_contents()
+    assert before == {"people": [(1, "ann"), (2, "bob")], "people_table": [(1, "ANN"), (2, "BOB")]}
+    assert views(prod.schema) == {"people_view"}
+
+    dev = ScratchProject(prod.root, prod.schema + "_dev", spark)
+    clone = dev.dbt("clone", "--state", str(state))
+    assert sorted(r.node.name for r in clone.result.results) == sorted(nodes)
+    assert views(dev.schema) == set(nodes)
+    assert rows(dev.table("people_table")) == [(1, "ANN"), (2, "BOB")]
+    assert rows(dev.table("people_view")) == [(1,), (2,)]
+    snapshot = spark.sql(f"select id, name, dbt_valid_to from {dev.table('people_snap')}")
+    assert sorted(tuple(r) for r in snapshot.collect()) == [(1, "ann", None), (2, "bob", None)]
+
+    # Views over the state: a change in prod shows in dev.
+    spark.sql(f"insert into {prod.table('people_table')} values (3, 'CAT')")
+    assert rows(dev.table("people_view")) == [(1,), (2,), (3,)]
+
+    # Again: every relation exists, nothing to do; with --full-refresh, the views again.
+    dev.dbt("clone", "--state", str(state))
+    dev.dbt("clone", "--state", str(state), "--full-refresh")
+    assert views(dev.schema) == set(nodes)
+    assert rows(dev.table("people_table")) == [(1, "ANN"), (2, "BOB"), (3, "CAT")]
+
+    # A clone onto the state's own relations (prod's target) skips them: replacing a table by
+    # a view over itself would drop it.
+    prod.dbt("clone", "--state", str(state), "--full-refresh")
+    assert views(prod.schema) == {"people_view"}
+    assert rows(prod.table("people")) == before["people"]
+    assert rows(prod.table("people_table")) == [(1, "ANN"), (2, "BOB"), (3, "CAT")]
