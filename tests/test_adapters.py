@@ -68,9 +68,11 @@ def test_dbt_clone_makes_views_of_the_state_relations_on_iceberg(
 ) -> None:
     """`dbt clone` of a state built on Iceberg: dbt-spark's clone failed every node whose
     file_format is not delta ("shallow clone requires file_format be set to 'delta'"). Each
-    node (seed, table, view, snapshot) becomes a view over the state's relation, as dbt does
-    where a platform has no zero-copy clone; a second clone changes nothing, `--full-refresh`
-    makes the views again, and a clone onto the state's own schema leaves its tables alone."""
+    node (seed, table, view, snapshot, events history) becomes a view over the state's
+    relation, as dbt does where a platform has no zero-copy clone; a snapshot or events run
+    onto such a view fails, saying what to do; a second clone changes nothing,
+    `--full-refresh` makes the views again, and a clone onto the state's own schema leaves its
+    tables alone."""
     prod = dbt_project
     prod.write_seed("people", "id,name", ["1,ann", "2,bob"])
     prod.write(
@@ -91,12 +93,22 @@ def test_dbt_clone_makes_views_of_the_state_relations_on_iceberg(
         {% endsnapshot %}
         """,
     )
+    spark = prod.spark
+    spark.sql(f"create schema if not exists {prod.schema}")
+    spark.sql(
+        f"create table {prod.table('raw_events')} using iceberg as select 1 as id, "
+        "'ann' as name, 'c' as op, timestamp'2024-01-01 08:00:00' as ts"
+    )
+    prod.write(
+        "models/people_events.sql",
+        "{{ config(materialized='scd2_events', file_format='iceberg', unique_key='id', "
+        "event_order_by=['ts']) }}\nselect * from {{ target.schema }}.raw_events\n",
+    )
     prod.dbt("build", "--write-json")  # the suite runs without artifacts (conftest.py)
     state = tmp_path / "prod_state"
     state.mkdir()
     shutil.copy(prod.root / "target" / "manifest.json", state / "manifest.json")
-    nodes = ["people", "people_table", "people_view", "people_snap"]
-    spark = prod.spark
+    nodes = ["people", "people_table", "people_view", "people_snap", "people_events"]
 
     def views(schema: str) -> set[str]:
         return {row.viewName for row in spark.sql(f"show views in {schema}").collect()}
@@ -119,6 +131,14 @@ def test_dbt_clone_makes_views_of_the_state_relations_on_iceberg(
     assert rows(dev.table("people_view")) == [(1,), (2,)]
     snapshot = spark.sql(f"select id, name, dbt_valid_to from {dev.table('people_snap')}")
     assert sorted(tuple(r) for r in snapshot.collect()) == [(1, "ann", None), (2, "bob", None)]
+
+    # A snapshot or an events run onto such a view: a message that says what to do, and the
+    # view as it was (dbt's own said to run with --full-refresh, which drops neither).
+    for command in (("snapshot",), ("run", "--select", "people_events")):
+        (result,) = dev.dbt(*command, check=False).result.results
+        assert str(result.status) == "error", result.status
+        assert "is a view, where its history table belongs" in str(result.message), result
+    assert views(dev.schema) == set(nodes)
 
     # Views over the state: a change in prod shows in dev.
     spark.sql(f"insert into {prod.table('people_table')} values (3, 'CAT')")

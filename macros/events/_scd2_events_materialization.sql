@@ -38,9 +38,7 @@
             ~ "overwrite partitions of the table and publish them from a branch), got '"
             ~ file_format ~ "'. Set +file_format: iceberg.") }}
     {%- endif -%}
-    {%- if existing is not none and not existing.is_table -%}
-        {% do exceptions.relation_wrong_type(existing, 'table') %}
-    {%- endif -%}
+    {%- do scd2_audit._scd2_assert_history_table(existing, 'scd2_events model ' ~ identifier) -%}
     {%- set rebuild = existing is none or should_full_refresh() -%}
     {#- Temporary views of this run and model only (`_scd2_run_view_name`). -#}
     {%- set prefix = scd2_audit._scd2_run_view_name(target_relation, 'events') ~ '_' -%}

@@ -19,7 +19,9 @@
         Before it reads its query, it refreshes the relations the snapshot reads
         (_scd2_refresh_upstream): Spark keeps a file-based table's list of files for the
         session, and a second run in one session read the first one's files.
-        `--empty` on an existing table writes nothing (dbt-labs/dbt-adapters#1329). A table
+        `--empty` on an existing table writes nothing (dbt-labs/dbt-adapters#1329). A relation
+        under the snapshot's name that is not a table (a view `dbt clone` made) fails, saying
+        what to do (_scd2_assert_history_table; dbt-spark said "in another format"). A table
         that holds no version, whose columns' types the query changed (a first run on an
         empty extract), is built again from the query, as a first run builds it.
         The check strategy's change test matches the query's columns with the table's without
@@ -55,6 +57,8 @@
         {% do exceptions.raise_compiler_error(invalid_format_msg) %}
     {% endif %}
 
+    {%- do scd2_audit._scd2_assert_history_table(
+        target_relation if target_relation_exists else none, "Snapshot '" ~ model.name ~ "'") -%}
     {%- if target_relation_exists -%}
         {%- if not target_relation.is_delta and not target_relation.is_iceberg and not target_relation.is_hudi -%}
             {% set invalid_format_msg -%}
