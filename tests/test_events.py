@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -2075,6 +2076,328 @@ def test_debezium_field_names_that_need_quoting(dbt_project: ScratchProject, tmp
     assert "e_mail (from after.e-mail, after.e_mail)" in message, message
     assert iceberg_commits(dbt_project, "history") == commits
     assert history() == expected
+
+
+# wal2json (format-version=2, include-timestamp=1, include-lsn=1) as its source writes it
+# (eulerto/wal2json, wal2json.c at ac6c876): pg_decode_write_change writes a change's
+# members in this order, compact: action, timestamp (timestamptz_to_str of the commit time:
+# ISO, with the walsender session's UTC offset), lsn (pg_lsn_out: "%X/%X"), schema, table,
+# columns (the new row: name, type, value) and identity (the old row's replica identity
+# columns: on an update whose key did not change it writes them from the new row; under
+# REPLICA IDENTITY FULL the whole old row); pg_decode_write_tuple leaves out an update's
+# unchanged TOASTed value; pg_decode_write_value writes numbers and booleans bare, NULL as
+# null and the rest as escaped JSON text (escape_json). pg_decode_begin_txn_v2 and
+# pg_decode_commit_txn_v2 write B and C with timestamp, lsn and nextlsn. As its regression
+# outputs show them (expected/update1.out, pk.out, specialvalue.out, and README.md's
+# format-version 2 example).
+W2J_DDL = (
+    "`action` string, `timestamp` string, `lsn` string, `nextlsn` string, `schema` string, "
+    "`table` string, `columns` array<struct<name: string, type: string, value: string>>, "
+    "`identity` array<struct<name: string, type: string, value: string>>"
+)
+
+
+def w2j(line: dict) -> str:
+    return json.dumps(line, separators=(",", ":"), ensure_ascii=False)
+
+
+def w2j_row(key: int, name: str | None = None, *, toasted: bool = False) -> list[dict]:
+    """A customers row as wal2json's columns or identity: id integer, name text (left out
+    where ``toasted``: an update's unchanged TOASTed value)."""
+    row = [{"name": "id", "type": "integer", "value": key}]
+    return row if toasted else [*row, {"name": "name", "type": "text", "value": name}]
+
+
+def w2j_key(key: int) -> list[dict]:
+    """identity under REPLICA IDENTITY DEFAULT: the primary key alone."""
+    return w2j_row(key, toasted=True)
+
+
+def w2j_change(action: str, lsn: str, columns=None, identity=None, table="customers") -> dict:
+    change = {"action": action, "lsn": lsn, "schema": "public", "table": table}
+    if columns is not None:
+        change["columns"] = columns
+    if identity is not None:
+        change["identity"] = identity
+    return change
+
+
+def w2j_transaction(stamp: str, commit: str, end: str, *changes: dict) -> list[str]:
+    """One transaction's lines: B, its changes (each with the commit time), C."""
+
+    def marker(action: str) -> str:
+        return w2j({"action": action, "timestamp": stamp, "lsn": commit, "nextlsn": end})
+
+    lines = [
+        w2j(
+            {
+                "action": c["action"],
+                "timestamp": stamp,
+                **{k: v for k, v in c.items() if k != "action"},
+            }
+        )
+        for c in changes
+    ]
+    return [marker("B"), *lines, marker("C")]
+
+
+def wal2json_batch(project: ScratchProject, folder, lines: list[str], ddl: str | None = W2J_DDL):
+    """wal2json's lines as the JSON table ``<schema>.wal2json_raw`` over ``folder``, with the
+    schema the docs declare (``ddl``), or none: Spark infers it."""
+    folder.mkdir()
+    (folder / "part-0.json").write_text("\n".join(lines) + "\n")
+    raw = project.table("wal2json_raw")
+    project.spark.sql(f"create schema if not exists {project.schema}")
+    project.spark.sql(f"drop table if exists {raw}")
+    project.spark.sql(
+        f"create table {raw} {f'({ddl})' if ddl else ''} using json location '{folder}'"
+    )
+    project.spark.sql(f"refresh table {raw}")
+
+
+def test_wal2json_recipe_of_the_docs(dbt_project: ScratchProject, tmp_path) -> None:
+    """PostgreSQL's logical decoding through wal2json (docs/events.md): the textbook case, a
+    change of the key, updates under REPLICA IDENTITY DEFAULT and FULL, changes of one
+    transaction ordered by their LSNs, a replay, NULL and quoted text, and an update without
+    a value it needs."""
+    dbt_project.write(
+        "models/history.sql",
+        """
+        {{ config(
+            materialized='scd2_events',
+            unique_key='id',
+            event_order_by=['event_ts', 'event_lsn'],
+            event_old_key_columns=['before_id'],
+        ) }}
+        {{ scd2_audit.scd2_wal2json_events(
+            api.Relation.create(schema=target.schema, identifier='wal2json_raw'),
+            'public.customers', ['id'], {'id': 'int', 'name': 'string'}) }}
+        """,
+    )
+    write_scd2_tests(dbt_project)
+
+    # Day 1: Alice and Bob, a row of another table and a message (M, no table) in the same
+    # transaction; a batch of inserts only, under a schema Spark infers (no identity at all).
+    day1 = w2j_transaction(
+        "2024-01-01 00:00:00+00",
+        "0/1E0",
+        "0/210",
+        w2j_change("I", "0/150", w2j_row(1, "Alice")),
+        w2j_change("I", "0/1A8", w2j_row(2, "Bob")),
+        w2j_change("I", "0/1B0", [{"name": "id", "type": "integer", "value": 7}], table="orders"),
+    )
+    day1.insert(3, w2j({"action": "M", "transactional": True, "prefix": "app", "content": "x"}))
+    wal2json_batch(dbt_project, tmp_path / "day1", day1, ddl=None)
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [(1, "Alice", 0, None, None), (2, "Bob", 0, None, None)]
+
+    # Day 2, the textbook case: id 1 renamed at 1 (its key unchanged: wal2json writes the new
+    # row's key as identity), id 2 deleted at 2 (a commit time written at UTC+1), id 2
+    # inserted again at 3.
+    day2 = [
+        *w2j_transaction(
+            "2024-01-01 01:00:00+00",
+            "0/2D8",
+            "0/308",
+            w2j_change("U", "0/2D0", w2j_row(1, "Angela"), w2j_key(1)),
+        ),
+        *w2j_transaction(
+            "2024-01-01 03:00:00+01",
+            "0/400",
+            "0/430",
+            w2j_change("D", "0/3F8", identity=w2j_key(2)),
+        ),
+        *w2j_transaction(
+            "2024-01-01 03:00:00.000001+00",
+            "0/528",
+            "0/558",
+            w2j_change("I", "0/520", w2j_row(2, "Carol")),
+        ),
+    ]
+    wal2json_batch(dbt_project, tmp_path / "day2", day2)
+    run(dbt_project)
+    textbook = [
+        (1, "Alice", 0, 1, "update"),
+        (1, "Angela", 1, None, None),
+        (2, "Bob", 0, 2, "delete"),
+        (2, "Carol", 3, None, None),
+    ]
+    assert brief(versions(dbt_project)) == textbook
+
+    # Day 3, one transaction at 4: id 1 becomes id 5 (identity: the old key), id 3 is
+    # inserted and changed twice (its LSNs order as numbers, not as text: 0/A08 < 0/1000 <
+    # 1/28), its name set to quoted text then to NULL, and Carol's to a path and accents.
+    tricky = 'O\'Brien "Dan"\nline 2\t\\'
+    path = 'C:\\Users\\"Carol" ñ €'
+    day3 = w2j_transaction(
+        "2024-01-01 04:00:00.25+00",
+        "1/60",
+        "1/90",
+        w2j_change("U", "0/9A0", w2j_row(5, "Angela"), w2j_key(1)),
+        w2j_change("I", "0/A08", w2j_row(3, "Dan")),
+        w2j_change("U", "0/1000", w2j_row(3, tricky), w2j_key(3)),
+        w2j_change("U", "1/28", w2j_row(3, None), w2j_key(3)),
+        w2j_change("U", "1/30", w2j_row(2, path), w2j_key(2)),
+    )
+    wal2json_batch(dbt_project, tmp_path / "day3", day3)
+    run(dbt_project)
+    day3_versions = [
+        (1, "Alice", 0, 1, "update"),
+        (1, "Angela", 1, 4, "key_change"),
+        (2, "Bob", 0, 2, "delete"),
+        (2, "Carol", 3, 4, "update"),
+        (2, path, 4, None, None),
+        (3, "Dan", 4, 4, "update"),
+        (3, tricky, 4, 4, "update"),
+        (3, None, 4, None, None),
+        (5, "Angela", 4, None, None),
+    ]
+    rows = versions(dbt_project)
+    assert brief(rows) == day3_versions
+    assert [r["previous_id"] for r in rows] == [None] * 8 + [1]
+
+    # The three days again, in one folder (a relation of every batch): nothing to add.
+    commits = iceberg_commits(dbt_project, "history")
+    wal2json_batch(dbt_project, tmp_path / "all", day1 + day2 + day3)
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == day3_versions
+    assert iceberg_commits(dbt_project, "history") == commits
+
+    # An update under REPLICA IDENTITY DEFAULT whose name wal2json left out (an unchanged
+    # TOASTed value), and a truncate: both malformed, nothing written.
+    bad = w2j_transaction(
+        "2024-01-01 05:00:00+00",
+        "1/200",
+        "1/230",
+        w2j_change("U", "1/100", w2j_row(5, toasted=True), w2j_key(5)),
+        w2j_change("T", "1/1F8"),
+    )
+    wal2json_batch(dbt_project, tmp_path / "day4", bad)
+    message = failure(dbt_project)
+    assert "2 malformed event(s)" in message, message
+    assert "a change without the value of name" in message or "TRUNCATE" in message, message
+    assert iceberg_commits(dbt_project, "history") == commits
+
+    # Under REPLICA IDENTITY FULL, identity is the whole old row: the key change of id 5 to
+    # id 6 that leaves the (TOASTed) name out of columns keeps it from identity.
+    full = w2j_transaction(
+        "2024-01-01 05:00:00+00",
+        "1/300",
+        "1/330",
+        w2j_change("U", "1/2F8", w2j_row(6, toasted=True), w2j_row(5, "Angela")),
+    )
+    wal2json_batch(dbt_project, tmp_path / "day5", full)
+    run(dbt_project)
+    rows = versions(dbt_project)
+    assert brief(rows)[-2:] == [(5, "Angela", 4, 5, "key_change"), (6, "Angela", 5, None, None)]
+    assert rows[-1]["previous_id"] == 5
+    assert_generic_tests_pass(dbt_project)
+
+
+def test_wal2json_values_read_as_their_types(dbt_project: ScratchProject, tmp_path) -> None:
+    """wal2json writes each value as its type's output text, numbers and booleans bare, the
+    rest as JSON text: each column is cast to the type the macro's `columns` gives it; text
+    that does not read as its type makes the event malformed; format-version 1 lines fail
+    the model."""
+    dbt_project.write(
+        "models/history.sql",
+        """
+        {{ config(
+            materialized='scd2_events',
+            unique_key='id',
+            event_order_by=['event_ts', 'event_lsn'],
+            event_old_key_columns=['before_id'],
+        ) }}
+        {{ scd2_audit.scd2_wal2json_events(
+            api.Relation.create(schema=target.schema, identifier='wal2json_raw'),
+            'customers', ['id'], {
+                'id': 'bigint', 'amount': 'decimal(38, 10)', 'price': 'decimal(5, 3)',
+                'active': 'boolean', 'seen': 'timestamp', 'born': 'date', 'raw': 'binary',
+                'doc': 'string', 'ratio': 'double'}) }}
+        """,
+    )
+    digits = "12345678901234567.1234567891"
+
+    def row(key, amount, price, seen, ratio) -> list[dict]:
+        values = [
+            ("id", "bigint", key),
+            ("amount", "numeric(38,10)", amount),
+            ("price", "numeric(5,3)", price),
+            ("active", "boolean", True),
+            ("seen", "timestamp with time zone", seen),
+            ("born", "date", "2000-02-29"),
+            ("raw", "bytea", "54617069727573"),  # bytea's hex output without its \x
+            ("doc", "jsonb", '{"a": [1, "x"]}'),
+            ("ratio", "double precision", ratio),
+        ]
+        return [{"name": n, "type": t, "value": v} for n, t, v in values]
+
+    # Key 1 as numeric-data-types-as-string=1 writes it (numbers quoted, NaN kept), key 2
+    # without it (numbers bare, NaN as null). "@" marks a number to write bare.
+    lines = w2j_transaction(
+        "2024-01-01 00:00:00+00",
+        "0/300",
+        "0/330",
+        w2j_change("I", "0/100", row("1", digits, "3.540", "2024-01-01 10:00:00.5+02", "NaN")),
+        w2j_change("I", "0/200", row(2, "@" + digits, "@3.540", "2024-01-01 10:00:00+00", None)),
+    )
+    wal2json_batch(dbt_project, tmp_path / "day1", [re.sub(r'"@([^"]*)"', r"\1", x) for x in lines])
+    # Without event_old_key_columns, a key change would leave the old key open.
+    model = dbt_project.root / "models" / "history.sql"
+    text = model.read_text()
+    model.write_text(text.replace("event_old_key_columns=['before_id'],", ""))
+    message = failure(dbt_project)
+    assert "set event_old_key_columns=['before_id'] (it is [])" in message, message
+    model.write_text(text)
+    run(dbt_project)
+    rows = dbt_project.spark.sql(
+        "select id, amount, price, active, seen, born, raw, doc, ratio from "
+        f"{dbt_project.table('history')} order by id"
+    ).collect()
+    assert [tuple(r)[:8] for r in rows] == [
+        (
+            1,
+            Decimal(digits),
+            Decimal("3.540"),
+            True,
+            datetime(2024, 1, 1, 8, 0, 0, 500000),
+            date(2000, 2, 29),
+            bytearray(b"Tapirus"),
+            '{"a": [1, "x"]}',
+        ),
+        (
+            2,
+            # Spark's JSON reader reads a bare number with a fraction as a double (17 digits).
+            Decimal("12345678901234568.0000000000"),
+            Decimal("3.540"),
+            True,
+            datetime(2024, 1, 1, 10),
+            date(2000, 2, 29),
+            bytearray(b"Tapirus"),
+            '{"a": [1, "x"]}',
+        ),
+    ]
+    assert math.isnan(rows[0]["ratio"]) and rows[1]["ratio"] is None
+
+    # A timestamp written under DateStyle Postgres does not read as one: malformed, named.
+    late = row("1", digits, "3.540", "Mon Jan 01 12:00:00 2024 UTC", "NaN")
+    wal2json_batch(
+        dbt_project,
+        tmp_path / "day2",
+        w2j_transaction(
+            "2024-01-01 01:00:00+00", "0/500", "0/530", w2j_change("U", "0/400", late, w2j_key(1))
+        ),
+    )
+    message = failure(dbt_project)
+    assert "1 malformed event(s)" in message, message
+    assert "do not read as their column type: seen" in message, message
+    assert "Mon Jan 01 12:00:00 2024 UTC" in message, message
+
+    # format-version 1: one object per transaction, its changes in `change`.
+    version1 = {"change": [{"kind": "insert", "schema": "public", "table": "customers"}]}
+    wal2json_batch(dbt_project, tmp_path / "day3", [w2j(version1)], ddl=None)
+    message = failure(dbt_project)
+    assert "format-version 1" in message and "format-version=2" in message, message
 
 
 CREATED_IN_RUN_1 = ((1, "a"), (2, "b"), (3, "c"), (6, "f"))

@@ -1,0 +1,196 @@
+{% macro scd2_wal2json_events(relation, table, key_columns, columns) -%}
+    {{ return(adapter.dispatch('scd2_wal2json_events', 'scd2_audit')(
+        relation, table, key_columns, columns)) }}
+{%- endmacro %}
+
+{% macro default__scd2_wal2json_events(relation, table, key_columns, columns) -%}
+    {#-
+        A select that flattens PostgreSQL's logical decoding as the wal2json plugin writes it
+        with format-version=2 (one JSON object per line and per row change), include-lsn=1
+        and include-timestamp=1, into the flat events an scd2_events model reads
+        (docs/events.md, "PostgreSQL logical decoding (wal2json)"):
+        - the lines of `table` ('schema.table', or 'table' for any schema) with action I, U
+          or D; transactions' B and C lines, messages (M) and other tables' lines are left
+          out. A truncate (T) names no rows: its operation says so, and the model fails it as
+          malformed;
+        - `columns`, {PostgreSQL column name: Spark type}, the key columns among them: each
+          is looked up by name in the line's `columns` (the row after an insert or update),
+          a key of a delete in its `identity` (the replica identity's old values), and cast
+          from the JSON value's text to its type (a `binary` from wal2json's hex). A value
+          an update leaves out (PostgreSQL does not log an unchanged TOASTed value) is taken
+          from `identity`, which holds the whole old row under REPLICA IDENTITY FULL, and
+          otherwise makes the event malformed, naming it; so does a value that does not
+          read as its type (a timestamp written under another DateStyle than ISO). Output
+          names are plain (_scd2_plain_name);
+        - op: c (I), u (U), d (D);
+        - event_ts: the transaction's commit time (`timestamp`, text with its UTC offset),
+          shared by its changes; event_lsn: the change's own LSN (`lsn`, text such as
+          '0/16B6C50', its two halves in hexadecimal), as a bigint, which orders them;
+        - before_<key>: an update's old key, from `identity`: wal2json writes the replica
+          identity's old values where the key changed (or under FULL), and the new row's
+          otherwise. Required in an scd2_events model (event_old_key_columns), since wal2json
+          writes a key change as one update: without it, the old key would stay open.
+        `relation`: a table or view of the JSON lines, e.g. a source over `create table ...
+        using json location '<folder>'`. Use it as: event_order_by=['event_ts', 'event_lsn'],
+        event_old_key_columns=['before_<key>', ...].
+    -#}
+    {%- set keys = scd2_audit._scd2_column_list(key_columns) -%}
+    {%- set names = columns.keys() | list -%}
+    {%- set where = "scd2_wal2json_events(" ~ relation ~ ", " ~ table ~ "): " -%}
+    {%- if execute -%}
+        {%- set missing = keys | reject('in', names) | list -%}
+        {%- if missing -%}
+            {{ exceptions.raise_compiler_error(where ~ "the key column(s) " ~ missing
+                ~ " are not in `columns` (" ~ names | join(', ') ~ "): give every column, "
+                ~ "the keys too, with its Spark type, e.g. {'id': 'int', 'name': 'string'}.") }}
+        {%- endif -%}
+        {%- set outputs = {} -%}
+        {%- for name in names -%}
+            {%- do outputs.setdefault(scd2_audit._scd2_plain_name(name), []).append(name) -%}
+        {%- endfor -%}
+        {%- for name in keys -%}
+            {%- do outputs.setdefault('before_' ~ scd2_audit._scd2_plain_name(name), []).append(
+                'before_' ~ name) -%}
+        {%- endfor -%}
+        {%- for added in ['op', 'event_ts', 'event_lsn'] -%}
+            {%- do outputs.setdefault(added, []).append(added) -%}
+        {%- endfor -%}
+        {%- set clashes = [] -%}
+        {%- for output, sources in outputs.items() if sources | length > 1 -%}
+            {%- do clashes.append(output ~ " (from " ~ sources | join(', ') ~ ")") -%}
+        {%- endfor -%}
+        {%- if clashes -%}
+            {{ exceptions.raise_compiler_error(where ~ "these output columns would each come "
+                ~ "from several columns: " ~ clashes | join('; ') ~ ". Names are made plain and "
+                ~ "the select adds op, event_ts, event_lsn and before_<key>.") }}
+        {%- endif -%}
+        {%- if config.get('materialized') == 'scd2_events' -%}
+            {%- set wanted = [] -%}
+            {%- for name in keys -%}
+                {%- do wanted.append('before_' ~ scd2_audit._scd2_plain_name(name)) -%}
+            {%- endfor -%}
+            {%- set given = scd2_audit._scd2_column_list(
+                config.get('event_old_key_columns') or []) | map('lower') | list -%}
+            {%- if given != wanted -%}
+                {{ exceptions.raise_compiler_error(where ~ "wal2json writes a change of the "
+                    ~ "key as one update, whose old key the model must read: set "
+                    ~ "event_old_key_columns=" ~ wanted ~ " (it is " ~ given ~ ").") }}
+            {%- endif -%}
+        {%- endif -%}
+        {#- The files as they are now, unless the model's run refreshes the relation itself
+            (read through ref() or source()), as in scd2_debezium_events. -#}
+        {%- set refreshed = [] -%}
+        {%- if model.config.materialized in ['snapshot', 'scd2_events'] -%}
+            {%- for upstream in scd2_audit._scd2_upstream_relations(model) -%}
+                {%- do refreshed.append(scd2_audit._scd2_table_relation(upstream) | string) -%}
+            {%- endfor -%}
+        {%- endif -%}
+        {%- if (scd2_audit._scd2_table_relation(relation) | string) not in refreshed -%}
+            {%- do scd2_audit._scd2_refresh_relation(relation) -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- set relation_columns = scd2_audit._scd2_column_types(relation) -%}
+    {%- if execute -%}
+        {%- if 'change' in relation_columns and 'action' not in relation_columns -%}
+            {{ exceptions.raise_compiler_error(where ~ "the lines are wal2json's "
+                ~ "format-version 1 (one object per transaction, its changes in `change`), "
+                ~ "which this macro does not read: have wal2json write format-version=2.") }}
+        {%- endif -%}
+        {%- set absent = (['action', 'table', 'timestamp', 'lsn'] + (['schema'] if '.' in table
+            else [])) | reject('in', relation_columns) | list -%}
+        {%- if absent -%}
+            {{ exceptions.raise_compiler_error(where ~ "the relation has no column(s) "
+                ~ absent | join(', ') ~ " (its columns: " ~ relation_columns | join(', ')
+                ~ "): have wal2json write format-version=2 with include-timestamp=1 and "
+                ~ "include-lsn=1 (and include-schemas, its default, for a table named with its "
+                ~ "schema), and declare the relation's schema, so that a batch without changes "
+                ~ "of the table reads alike (docs/events.md).") }}
+        {%- endif -%}
+    {%- endif -%}
+    {#- A batch without updates and deletes has no `identity` for Spark to infer, one of
+        deletes only no `columns`: read as none. -#}
+    {%- set sides = {} -%}
+    {%- for side in ['columns', 'identity'] -%}
+        {%- if side in relation_columns or not execute -%}
+            {%- do sides.update({side: 'map_from_entries(transform(' ~ scd2_audit._scd2_quote(side)
+                ~ ', c -> struct(c.name, cast(c.value as string))))'}) -%}
+        {%- else -%}
+            {%- do sides.update({side: 'cast(null as map<string, string>)'}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- set parts = table.split('.', 1) if '.' in table else [none, table] -%}
+    {%- set unsent = [] -%}
+    {%- set unread = [] -%}
+    {%- set typed = {} -%}
+    {%- set before = {} -%}
+    {%- for name in names -%}
+        {%- set text = scd2_audit._scd2_sql_string(name) -%}
+        {%- if name in keys -%}
+            {%- set raw = "if(scd2_action = 'D', scd2_old[" ~ text ~ "], scd2_new[" ~ text ~ "])" -%}
+        {%- else -%}
+            {%- set raw = "case when scd2_action = 'D' then null when map_contains_key(scd2_new, "
+                ~ text ~ ") then scd2_new[" ~ text ~ "] else scd2_old[" ~ text ~ "] end" -%}
+            {%- do unsent.append("case when scd2_action = 'U' and not map_contains_key(scd2_new, "
+                ~ text ~ ") and not coalesce(map_contains_key(scd2_old, " ~ text
+                ~ "), false) then " ~ text ~ " end") -%}
+        {%- endif -%}
+        {%- set type = columns[name] | lower -%}
+        {%- set cast = 'unhex(' ~ raw ~ ')' if type == 'binary'
+            else 'try_cast(' ~ raw ~ ' as ' ~ type ~ ')' -%}
+        {%- do typed.update({name: cast}) -%}
+        {#- An update's old key: identity (wal2json writes the new row's key there where the
+            key did not change); the new row's key where a line has no identity at all. -#}
+        {%- if name in keys -%}
+            {%- set old = "case scd2_action when 'U' then if(scd2_has_identity, scd2_old[" ~ text
+                ~ "], scd2_new[" ~ text ~ "]) when 'D' then scd2_old[" ~ text ~ "] end" -%}
+            {%- do before.update({name: 'unhex(' ~ old ~ ')' if type == 'binary'
+                else 'try_cast(' ~ old ~ ' as ' ~ type ~ ')'}) -%}
+        {%- endif -%}
+        {%- do unread.append("case when " ~ raw ~ " is not null and " ~ cast ~ " is null then "
+            ~ "concat(" ~ text ~ ", ' ', to_json(array(" ~ raw ~ "))) end") -%}
+    {%- endfor -%}
+    {%- set code = "case scd2_action when 'I' then 'c' when 'U' then 'u' when 'D' then 'd' end" %}
+    select
+        {%- for name in names %}
+        {{ typed[name] }} as {{ scd2_audit._scd2_plain_name(name) }},
+        {%- endfor %}
+        case
+            when scd2_action = 'T' then {{ scd2_audit._scd2_sql_string("T: a TRUNCATE of the "
+                ~ "table, which names no rows: apply it by hand, or leave truncates out with "
+                ~ "wal2json's actions=insert,update,delete") }}
+            {%- if unsent %}
+            when concat_ws(', ', {{ unsent | join(', ') }}) != '' then concat({{ code }},
+                ': a change without the value of ', concat_ws(', ', {{ unsent | join(', ') }}),
+                {{ scd2_audit._scd2_sql_string(" (wal2json leaves out an update's unchanged "
+                    ~ "TOASTed values, unless the table's REPLICA IDENTITY is FULL): log them "
+                    ~ "at the source, or leave the column out of `columns`") }})
+            {%- endif %}
+            when concat_ws(', ', {{ unread | join(', ') }}) != '' then concat({{ code }},
+                ': values that do not read as their column type: ',
+                concat_ws(', ', {{ unread | join(', ') }}))
+            else {{ code }}
+        end as op,
+        cast(scd2_timestamp as timestamp) as event_ts,
+        cast(conv(concat(split_part(scd2_lsn, '/', 1), lpad(split_part(scd2_lsn, '/', 2), 8, '0')),
+            16, 10) as bigint) as event_lsn
+        {%- for name in keys %},
+        {{ before[name] }} as before_{{ scd2_audit._scd2_plain_name(name) }}
+        {%- endfor %}
+    from (
+        select
+            `action` as scd2_action,
+            {{ sides['columns'] }} as scd2_new,
+            {{ sides['identity'] }} as scd2_old,
+            {{ '`identity` is not null' if 'identity' in relation_columns or not execute
+                else 'false' }} as scd2_has_identity,
+            `timestamp` as scd2_timestamp,
+            `lsn` as scd2_lsn
+        from {{ relation }}
+        where
+            `action` in ('I', 'U', 'D', 'T')
+            and `table` = {{ scd2_audit._scd2_sql_string(parts[1]) }}
+            {%- if parts[0] is not none %}
+            and `schema` = {{ scd2_audit._scd2_sql_string(parts[0]) }}
+            {%- endif %}
+    ) as lines
+{%- endmacro %}
