@@ -2155,26 +2155,34 @@ def wal2json_batch(project: ScratchProject, folder, lines: list[str], ddl: str |
     project.spark.sql(f"refresh table {raw}")
 
 
+def write_wal2json_model(project: ScratchProject, table: str, columns: str) -> None:
+    """An scd2_events model ``history`` keyed by ``id`` over scd2_wal2json_events of
+    ``<schema>.wal2json_raw`` (``table`` and ``columns``: the macro's arguments as Jinja
+    literals), ordered and given its old key as docs/events.md says, with the scd2 generic
+    data tests."""
+    project.write(
+        "models/history.sql",
+        f"""
+        {{{{ config(
+            materialized='scd2_events',
+            unique_key='id',
+            event_order_by=['event_ts', 'event_lsn'],
+            event_old_key_columns=['before_id'],
+        ) }}}}
+        {{{{ scd2_audit.scd2_wal2json_events(
+            api.Relation.create(schema=target.schema, identifier='wal2json_raw'),
+            {table}, ['id'], {columns}) }}}}
+        """,
+    )
+    write_scd2_tests(project)
+
+
 def test_wal2json_recipe_of_the_docs(dbt_project: ScratchProject, tmp_path) -> None:
     """PostgreSQL's logical decoding through wal2json (docs/events.md): the textbook case, a
     change of the key, updates under REPLICA IDENTITY DEFAULT and FULL, changes of one
     transaction ordered by their LSNs, a replay, NULL and quoted text, and an update without
     a value it needs."""
-    dbt_project.write(
-        "models/history.sql",
-        """
-        {{ config(
-            materialized='scd2_events',
-            unique_key='id',
-            event_order_by=['event_ts', 'event_lsn'],
-            event_old_key_columns=['before_id'],
-        ) }}
-        {{ scd2_audit.scd2_wal2json_events(
-            api.Relation.create(schema=target.schema, identifier='wal2json_raw'),
-            'public.customers', ['id'], {'id': 'int', 'name': 'string'}) }}
-        """,
-    )
-    write_scd2_tests(dbt_project)
+    write_wal2json_model(dbt_project, "'public.customers'", "{'id': 'int', 'name': 'string'}")
 
     # Day 1: Alice and Bob, a row of another table and a message (M, no table) in the same
     # transaction; a batch of inserts only, under a schema Spark infers (no identity at all).
@@ -2299,22 +2307,12 @@ def test_wal2json_values_read_as_their_types(dbt_project: ScratchProject, tmp_pa
     rest as JSON text: each column is cast to the type the macro's `columns` gives it; text
     that does not read as its type makes the event malformed; format-version 1 lines fail
     the model."""
-    dbt_project.write(
-        "models/history.sql",
-        """
-        {{ config(
-            materialized='scd2_events',
-            unique_key='id',
-            event_order_by=['event_ts', 'event_lsn'],
-            event_old_key_columns=['before_id'],
-        ) }}
-        {{ scd2_audit.scd2_wal2json_events(
-            api.Relation.create(schema=target.schema, identifier='wal2json_raw'),
-            'customers', ['id'], {
-                'id': 'bigint', 'amount': 'decimal(38, 10)', 'price': 'decimal(5, 3)',
-                'active': 'boolean', 'seen': 'timestamp', 'born': 'date', 'raw': 'binary',
-                'doc': 'string', 'ratio': 'double'}) }}
-        """,
+    write_wal2json_model(
+        dbt_project,
+        "'customers'",
+        "{'id': 'bigint', 'amount': 'decimal(38, 10)', 'price': 'decimal(5, 3)', "
+        "'active': 'boolean', 'seen': 'timestamp', 'born': 'date', 'raw': 'binary', "
+        "'doc': 'string', 'ratio': 'double'}",
     )
     digits = "12345678901234567.1234567891"
 

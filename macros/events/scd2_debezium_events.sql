@@ -52,22 +52,8 @@
         event_ts, event_<sequence>, before_<key>), fail the model with their names.
     -#}
     {%- set keys = scd2_audit._scd2_column_list(key_columns) | map('lower') | list -%}
-    {#- The topic's files as they are now (_scd2_refresh_relation): a relation given
-        otherwise than through ref() or source(), or a model of another materialization, would
-        miss the day's new files. What a snapshot or an scd2_events model reads through them
-        its run refreshes itself (_scd2_refresh_upstream), so not here too: a second refresh
-        listed the topic's folder again. -#}
-    {%- if execute -%}
-        {%- set refreshed = [] -%}
-        {%- if model.config.materialized in ['snapshot', 'scd2_events'] -%}
-            {%- for upstream in scd2_audit._scd2_upstream_relations(model) -%}
-                {%- do refreshed.append(scd2_audit._scd2_table_relation(upstream) | string) -%}
-            {%- endfor -%}
-        {%- endif -%}
-        {%- if (scd2_audit._scd2_table_relation(relation) | string) not in refreshed -%}
-            {%- do scd2_audit._scd2_refresh_relation(relation) -%}
-        {%- endif -%}
-    {%- endif -%}
+    {#- The topic's files as they are now. -#}
+    {%- do scd2_audit._scd2_refresh_unless_upstream(relation) -%}
     {%- set column_types = scd2_audit._scd2_column_types(relation) -%}
     {%- set columns = column_types.keys() | list -%}
     {%- if execute and not columns and scd2_audit._scd2_relation_exists(relation) == false -%}

@@ -77,18 +77,9 @@
                     ~ "event_old_key_columns=" ~ wanted ~ " (it is " ~ given ~ ").") }}
             {%- endif -%}
         {%- endif -%}
-        {#- The files as they are now, unless the model's run refreshes the relation itself
-            (read through ref() or source()), as in scd2_debezium_events. -#}
-        {%- set refreshed = [] -%}
-        {%- if model.config.materialized in ['snapshot', 'scd2_events'] -%}
-            {%- for upstream in scd2_audit._scd2_upstream_relations(model) -%}
-                {%- do refreshed.append(scd2_audit._scd2_table_relation(upstream) | string) -%}
-            {%- endfor -%}
-        {%- endif -%}
-        {%- if (scd2_audit._scd2_table_relation(relation) | string) not in refreshed -%}
-            {%- do scd2_audit._scd2_refresh_relation(relation) -%}
-        {%- endif -%}
     {%- endif -%}
+    {#- The files as they are now. -#}
+    {%- do scd2_audit._scd2_refresh_unless_upstream(relation) -%}
     {%- set relation_columns = scd2_audit._scd2_column_types(relation) -%}
     {%- if execute -%}
         {%- if 'change' in relation_columns and 'action' not in relation_columns -%}
