@@ -12,7 +12,10 @@
     -#}
     {%- set main = scd2_audit._scd2_events_main_snapshot(relation) -%}
     {%- if main == base_snapshot -%}
-        {%- do run_query("call spark_catalog.system.fast_forward('" ~ relation ~ "', 'main', '"
+        {#- `system.` without a catalog: Iceberg runs the procedure in the session's current
+            catalog, where `relation`'s own unqualified name resolves too (spark_catalog, or a
+            named catalog made the default with spark.sql.defaultCatalog). -#}
+        {%- do run_query("call system.fast_forward('" ~ relation ~ "', 'main', '"
             ~ branch ~ "')") -%}
     {%- endif -%}
     {% do scd2_audit._scd2_run_sql('alter table ' ~ relation ~ ' drop branch if exists '
