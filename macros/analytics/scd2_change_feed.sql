@@ -72,6 +72,13 @@
         {%- set key_order = 'scd2_effective_start, scd2_effective_end' -%}
         {%- set continues = 'scd2_{p}valid_to = scd2_{n}valid_from' -%}
     {%- endif -%}
+    {#- The key's window, written out in each call rather than named in a WINDOW clause: an
+        Iceberg view in a catalog of Iceberg's own (SparkCatalog: hadoop, REST, JDBC, not the
+        session catalog) is analysed without Spark's substitution of named windows, so a view
+        over this select (or a view reading such a view) failed with "Window specification
+        scd2_key_order is not defined in the WINDOW clause". -#}
+    {%- set key_window = '(partition by ' ~ ctx.quoted.key_columns | join(', ')
+        ~ ' order by ' ~ key_order ~ ')' -%}
     with scd2_feed_versions as (
         select
             {{ data }},
@@ -96,24 +103,20 @@
     scd2_feed_neighbours as (
         select
             *,
-            lag(scd2_is_deletion_record) over scd2_key_order as scd2_prior_is_deletion_record,
-            lag(scd2_closed_by) over scd2_key_order as scd2_prior_closed_by,
+            lag(scd2_is_deletion_record) over {{ key_window }} as scd2_prior_is_deletion_record,
+            lag(scd2_closed_by) over {{ key_window }} as scd2_prior_closed_by,
             {%- if e %}
-            lag(scd2_closed_as) over scd2_key_order as scd2_prior_closed_as,
-            lag(scd2_closed_position) over scd2_key_order as scd2_prior_closed_position,
-            lead(scd2_opened_position) over scd2_key_order as scd2_next_opened_position,
+            lag(scd2_closed_as) over {{ key_window }} as scd2_prior_closed_as,
+            lag(scd2_closed_position) over {{ key_window }} as scd2_prior_closed_position,
+            lead(scd2_opened_position) over {{ key_window }} as scd2_next_opened_position,
             {%- else %}
-            lag(scd2_valid_to) over scd2_key_order as scd2_prior_valid_to,
-            lead(scd2_valid_from) over scd2_key_order as scd2_next_valid_from,
+            lag(scd2_valid_to) over {{ key_window }} as scd2_prior_valid_to,
+            lead(scd2_valid_from) over {{ key_window }} as scd2_next_valid_from,
             {%- endif %}
-            lead(scd2_is_deletion_record) over scd2_key_order as scd2_next_is_deletion_record,
-            lead(scd2_inserted_by) over scd2_key_order as scd2_next_inserted_by,
-            row_number() over scd2_key_order as scd2_version_number
+            lead(scd2_is_deletion_record) over {{ key_window }} as scd2_next_is_deletion_record,
+            lead(scd2_inserted_by) over {{ key_window }} as scd2_next_inserted_by,
+            row_number() over {{ key_window }} as scd2_version_number
         from scd2_feed_versions
-        window scd2_key_order as (
-            partition by {{ ctx.quoted.key_columns | join(', ') }}
-            order by {{ key_order }}
-        )
     ),
 
     scd2_feed_linked as (
