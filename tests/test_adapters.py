@@ -4,7 +4,10 @@ become tables (macros/adapters/)."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from python_helpers.tooling.scratch import ScratchProject
 
@@ -156,3 +159,84 @@ def test_dbt_clone_makes_views_of_the_state_relations_on_iceberg(
     assert views(prod.schema) == {"people_view"}
     assert rows(prod.table("people")) == before["people"]
     assert rows(prod.table("people_table")) == [(1, "ANN"), (2, "BOB"), (3, "CAT")]
+
+
+@pytest.fixture
+def named_catalog(dbt_project: ScratchProject, tmp_path: Path) -> Iterator[str]:
+    """A catalog of Iceberg's own (Iceberg's SparkCatalog over its in-memory catalog, which
+    holds views, as REST or JDBC catalogs do) made the session's default for the test, as
+    users who do not go through the session catalog configure Iceberg."""
+    spark = dbt_project.spark
+    name = "scd2_named"
+    prefix = f"spark.sql.catalog.{name}"
+    spark.conf.set(prefix, "org.apache.iceberg.spark.SparkCatalog")
+    spark.conf.set(f"{prefix}.catalog-impl", "org.apache.iceberg.inmemory.InMemoryCatalog")
+    spark.conf.set(f"{prefix}.io-impl", "org.apache.iceberg.hadoop.HadoopFileIO")
+    spark.conf.set(f"{prefix}.warehouse", str(tmp_path / "named_warehouse"))
+    before = spark.conf.get("spark.sql.defaultCatalog")
+    spark.conf.set("spark.sql.defaultCatalog", name)
+    try:
+        yield name
+    finally:
+        spark.conf.set("spark.sql.defaultCatalog", before)
+
+
+def test_events_and_analyst_views_in_a_named_iceberg_catalog(
+    dbt_project: ScratchProject, named_catalog: str
+) -> None:
+    """With a catalog of Iceberg's own as the default (docs/lakehouse.md): a second events run
+    publishes its branch (the procedure was called in spark_catalog: "Couldn't load table");
+    a view over the change feed, and the run audit over that view, read (Iceberg analyses a
+    view of its own catalogs without Spark's named windows); and a view model changed to a
+    table replaces the view (dbt-spark's listing there saw no view: "View with same name
+    already exists")."""
+    from tests.test_events import brief, ev, run, versions, write_events, write_model
+
+    project = dbt_project
+    spark = project.spark
+    write_model(project)
+    project.write(
+        "models/feed.sql",
+        "{{ config(materialized='view') }}\n{{ scd2_audit.scd2_change_feed(ref('history')) }}\n",
+    )
+    project.write(
+        "models/audit.sql",
+        "{{ config(materialized=var('audit_as', 'view')) }}\n"
+        "{{ scd2_audit.scd2_run_audit(ref('feed')) }}\n",
+    )
+    write_events(project, [ev("r", 1, "Alice", 0), ev("r", 2, "Bob", 0)])
+    run(project)
+    write_events(
+        project, [ev("u", 1, "Angela", 1, old=1), ev("d", 2, None, 2), ev("c", 2, "Carol", 3)]
+    )
+    run2 = run(project).invocation_id
+    assert brief(versions(project)) == [
+        (1, "Alice", 0, 1, "update"),
+        (1, "Angela", 1, None, None),
+        (2, "Bob", 0, 2, "delete"),
+        (2, "Carol", 3, None, None),
+    ]
+    current = spark.sql("select current_catalog()").first()[0]
+    assert current == named_catalog
+    assert spark.sql(f"select * from {project.table('history')}.refs").count() == 1  # main
+
+    project.dbt("run", "--select", "feed", "audit")
+    changes = spark.sql(
+        f"select id, _change_type from {project.table('feed')} where _process_id = '{run2}'"
+    ).collect()
+    assert sorted(tuple(r) for r in changes) == [
+        (1, "update_postimage"),
+        (1, "update_preimage"),
+        (2, "delete"),
+        (2, "insert"),
+    ]
+    audit = spark.sql(
+        f"select versions_inserted, versions_updated, versions_deleted "
+        f"from {project.table('audit')} where process_id = '{run2}'"
+    ).collect()
+    assert [tuple(r) for r in audit] == [(2, 1, 1)]
+
+    project.dbt("run", "--select", "audit", "--vars", "{audit_as: table}")
+    tables = {r.tableName for r in spark.sql(f"show tables in {project.schema}").collect()}
+    views = {r.viewName for r in spark.sql(f"show views in {project.schema}").collect()}
+    assert "audit" in tables and "audit" not in views, (tables, views)
