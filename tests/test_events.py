@@ -2337,7 +2337,7 @@ def test_wal2json_values_read_as_their_types(dbt_project: ScratchProject, tmp_pa
         "0/300",
         "0/330",
         w2j_change("I", "0/100", row("1", digits, "3.540", "2024-01-01 10:00:00.5+02", "NaN")),
-        w2j_change("I", "0/200", row(2, "@" + digits, "@3.540", "2024-01-01 10:00:00+00", None)),
+        w2j_change("I", "0/200", row(2, "@1234.5", "@3.540", "2024-01-01 10:00:00+00", None)),
     )
     wal2json_batch(dbt_project, tmp_path / "day1", [re.sub(r'"@([^"]*)"', r"\1", x) for x in lines])
     # Without event_old_key_columns, a key change would leave the old key open.
@@ -2365,8 +2365,7 @@ def test_wal2json_values_read_as_their_types(dbt_project: ScratchProject, tmp_pa
         ),
         (
             2,
-            # Spark's JSON reader reads a bare number with a fraction as a double (17 digits).
-            Decimal("12345678901234568.0000000000"),
+            Decimal("1234.5000000000"),
             Decimal("3.540"),
             True,
             datetime(2024, 1, 1, 10),
@@ -2377,25 +2376,96 @@ def test_wal2json_values_read_as_their_types(dbt_project: ScratchProject, tmp_pa
     ]
     assert math.isnan(rows[0]["ratio"]) and rows[1]["ratio"] is None
 
+    def refused(folder: str, values: list[dict], *expected: str) -> None:
+        """An update of key 1 to ``values`` fails the run as one malformed event."""
+        lines = w2j_transaction(
+            "2024-01-01 01:00:00+00", "0/500", "0/530", w2j_change("U", "0/400", values, w2j_key(1))
+        )
+        bare = [re.sub(r'"@([^"]*)"', r"\1", x) for x in lines]
+        wal2json_batch(dbt_project, tmp_path / folder, bare)
+        message = failure(dbt_project)
+        for text in ("1 malformed event(s)", *expected):
+            assert text in message, message
+
     # A timestamp written under DateStyle Postgres does not read as one: malformed, named.
-    late = row("1", digits, "3.540", "Mon Jan 01 12:00:00 2024 UTC", "NaN")
-    wal2json_batch(
-        dbt_project,
-        tmp_path / "day2",
-        w2j_transaction(
-            "2024-01-01 01:00:00+00", "0/500", "0/530", w2j_change("U", "0/400", late, w2j_key(1))
-        ),
+    refused(
+        "day2",
+        row("1", digits, "3.540", "Mon Jan 01 12:00:00 2024 UTC", "NaN"),
+        "do not read as their column type: seen",
+        "Mon Jan 01 12:00:00 2024 UTC",
     )
-    message = failure(dbt_project)
-    assert "1 malformed event(s)" in message, message
-    assert "do not read as their column type: seen" in message, message
-    assert "Mon Jan 01 12:00:00 2024 UTC" in message, message
+    # A bare number with a fraction reaches Spark's JSON reader as a double, which writes it
+    # in exponent form from 10^7 (1.2345678901234568E16: rounded), which PostgreSQL never
+    # writes.
+    refused(
+        "day2b",
+        row("1", "@" + digits, "3.540", "2024-01-01", "1"),
+        "do not read as their column type: amount",
+        "numeric-data-types-as-string=1",
+    )
+    # A date BC, which Spark's cast reads up to the space, as the year AD.
+    bc = row("1", digits, "3.540", "2024-01-01", "1")
+    bc[5]["value"] = "0044-03-15 BC"
+    refused("day2c", bc, "do not read as their column type: born", "0044-03-15 BC")
 
     # format-version 1: one object per transaction, its changes in `change`.
     version1 = {"change": [{"kind": "insert", "schema": "public", "table": "customers"}]}
     wal2json_batch(dbt_project, tmp_path / "day3", [w2j(version1)], ddl=None)
     message = failure(dbt_project)
     assert "format-version 1" in message and "format-version=2" in message, message
+
+
+def test_wal2json_names_as_wal2json_writes_them(dbt_project: ScratchProject, tmp_path) -> None:
+    """`table` and the column names match as wal2json writes them, case included, a name
+    holding a dot quoted as PostgreSQL quotes it; a name the lines do not hold, or lines
+    without their schema (include-schemas=0), make the events malformed instead of loading
+    nothing or NULL."""
+    write_wal2json_model(dbt_project, '\'"Sales"."my.t"\'', "{'id': 'int', 'Name': 'string'}")
+
+    def line(action: str, lsn: str, key: int, **names: str) -> dict:
+        columns = [{"name": "id", "type": "integer", "value": key}]
+        columns += [{"name": n, "type": "text", "value": v} for n, v in names.items()]
+        change = w2j_change(action, lsn, columns)
+        change["schema"] = "Sales"
+        change["table"] = "my.t"
+        return change
+
+    # Day 1: id 1 in "Sales"."my.t"; the same table name in schema sales (another schema for
+    # PostgreSQL) and a table named t in schema Sales.my are not it.
+    other_schema = {**line("I", "0/110", 2, Name="Other"), "schema": "sales"}
+    other_table = {**line("I", "0/120", 3, Name="Other"), "schema": "Sales.my", "table": "t"}
+    day1 = w2j_transaction(
+        "2024-01-01 00:00:00+00",
+        "0/200",
+        "0/230",
+        line("I", "0/100", 1, Name="Ann"),
+        other_schema,
+        other_table,
+    )
+    wal2json_batch(dbt_project, tmp_path / "day1", day1)
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == [(1, "Ann", 0, None, None)]
+
+    # An insert whose column is named otherwise (`name`): malformed, naming what it holds.
+    day2 = w2j_transaction(
+        "2024-01-01 01:00:00+00", "0/400", "0/430", line("I", "0/300", 4, name="Dan")
+    )
+    wal2json_batch(dbt_project, tmp_path / "day2", day2)
+    message = failure(dbt_project)
+    assert "1 malformed event(s)" in message, message
+    assert "a change without the value of Name (the line holds: id, name)" in message, message
+
+    # include-schemas=0: the table's lines have no schema.
+    day3 = w2j_transaction(
+        "2024-01-01 01:00:00+00",
+        "0/400",
+        "0/430",
+        {**line("I", "0/300", 4, Name="Dan"), "schema": None},
+    )
+    wal2json_batch(dbt_project, tmp_path / "day3", day3)
+    message = failure(dbt_project)
+    assert "without its schema: set wal2json's include-schemas=1" in message, message
+    assert brief(versions(dbt_project)) == [(1, "Ann", 0, None, None)]
 
 
 CREATED_IN_RUN_1 = ((1, "a"), (2, "b"), (3, "c"), (6, "f"))

@@ -9,7 +9,8 @@
         with format-version=2 (one JSON object per line and per row change), include-lsn=1
         and include-timestamp=1, into the flat events an scd2_events model reads
         (docs/events.md, "PostgreSQL logical decoding (wal2json)"):
-        - the lines of `table` ('schema.table', or 'table' for any schema) with action I, U
+        - the lines of `table` ('schema.table', or 'table' for any schema; names as wal2json
+          writes them, case included, a part holding a dot in double quotes) with action I, U
           or D; transactions' B and C lines, messages (M) and other tables' lines are left
           out. A truncate (T) names no rows: its operation says so, and the model fails it as
           malformed;
@@ -19,9 +20,11 @@
           from the JSON value's text to its type (a `binary` from wal2json's hex). A value
           an update leaves out (PostgreSQL does not log an unchanged TOASTed value) is taken
           from `identity`, which holds the whole old row under REPLICA IDENTITY FULL, and
-          otherwise makes the event malformed, naming it; so does a value that does not
-          read as its type (a timestamp written under another DateStyle than ISO). Output
-          names are plain (_scd2_plain_name);
+          otherwise makes the event malformed, naming it; so does a name the line does not
+          hold, on any change, and a value that does not read as its type (a timestamp
+          written under another DateStyle than ISO, a date BC, a decimal rounded in exponent
+          form). Lines of the table without a schema (include-schemas=0), where `table` names
+          one, are malformed too. Output names are plain (_scd2_plain_name);
         - op: c (I), u (U), d (D);
         - event_ts: the transaction's commit time (`timestamp`, text with its UTC offset),
           shared by its changes; event_lsn: the change's own LSN (`lsn`, text such as
@@ -37,6 +40,23 @@
     {%- set keys = scd2_audit._scd2_column_list(key_columns) -%}
     {%- set names = columns.keys() | list -%}
     {%- set where = "scd2_wal2json_events(" ~ relation ~ ", " ~ table ~ "): " -%}
+    {#- `table` as wal2json writes the names, matched exactly (case included): `schema.table`
+        or `table`, a part in double quotes (`""` for a quote) where it holds a dot or a
+        quote, as PostgreSQL quotes identifiers; unquoted, a name is not folded to lower case,
+        since wal2json writes the names as the catalog holds them. -#}
+    {%- set found = modules.re.fullmatch(
+        '(?:"((?:[^"]|"")+)"|([^."]+))(?:[.](?:"((?:[^"]|"")+)"|([^."]+)))?', table) -%}
+    {%- if found is none -%}
+        {{ exceptions.raise_compiler_error(where ~ "`table` must be 'schema.table' or 'table', "
+            ~ "each name as wal2json writes it (case included), in double quotes where it "
+            ~ "holds a dot or a quote: '\"my.schema\".customers'.") }}
+    {%- endif -%}
+    {%- set names_found = [] -%}
+    {%- for quoted, plain in [(found.group(1), found.group(2)), (found.group(3), found.group(4))]
+            if quoted or plain -%}
+        {%- do names_found.append(quoted.replace('""', '"') if quoted else plain) -%}
+    {%- endfor -%}
+    {%- set parts = names_found if names_found | length == 2 else [none, names_found[0]] -%}
     {%- if execute -%}
         {%- set missing = keys | reject('in', names) | list -%}
         {%- if missing -%}
@@ -87,8 +107,8 @@
                 ~ "format-version 1 (one object per transaction, its changes in `change`), "
                 ~ "which this macro does not read: have wal2json write format-version=2.") }}
         {%- endif -%}
-        {%- set absent = (['action', 'table', 'timestamp', 'lsn'] + (['schema'] if '.' in table
-            else [])) | reject('in', relation_columns) | list -%}
+        {%- set absent = (['action', 'table', 'timestamp', 'lsn'] + (['schema']
+            if parts[0] is not none else [])) | reject('in', relation_columns) | list -%}
         {%- if absent -%}
             {{ exceptions.raise_compiler_error(where ~ "the relation has no column(s) "
                 ~ absent | join(', ') ~ " (its columns: " ~ relation_columns | join(', ')
@@ -109,33 +129,49 @@
             {%- do sides.update({side: 'cast(null as map<string, string>)'}) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- set parts = table.split('.', 1) if '.' in table else [none, table] -%}
     {%- set unsent = [] -%}
     {%- set unread = [] -%}
     {%- set typed = {} -%}
     {%- set before = {} -%}
     {%- for name in names -%}
         {%- set text = scd2_audit._scd2_sql_string(name) -%}
+        {%- set in_new = "coalesce(map_contains_key(scd2_new, " ~ text ~ "), false)" -%}
+        {%- set in_old = "coalesce(map_contains_key(scd2_old, " ~ text ~ "), false)" -%}
+        {#- A value the line does not hold: a name not as wal2json writes it (case included),
+            or an update's unchanged TOASTed value, which identity holds under FULL only. -#}
         {%- if name in keys -%}
             {%- set raw = "if(scd2_action = 'D', scd2_old[" ~ text ~ "], scd2_new[" ~ text ~ "])" -%}
+            {%- do unsent.append("case when if(scd2_action = 'D', not " ~ in_old ~ ", not "
+                ~ in_new ~ ") then " ~ text ~ " end") -%}
         {%- else -%}
             {%- set raw = "case when scd2_action = 'D' then null when map_contains_key(scd2_new, "
                 ~ text ~ ") then scd2_new[" ~ text ~ "] else scd2_old[" ~ text ~ "] end" -%}
-            {%- do unsent.append("case when scd2_action = 'U' and not map_contains_key(scd2_new, "
-                ~ text ~ ") and not coalesce(map_contains_key(scd2_old, " ~ text
-                ~ "), false) then " ~ text ~ " end") -%}
+            {%- do unsent.append("case when scd2_action != 'D' and not " ~ in_new ~ " and not "
+                ~ in_old ~ " then " ~ text ~ " end") -%}
         {%- endif -%}
         {%- set type = columns[name] | lower -%}
-        {%- set cast = 'unhex(' ~ raw ~ ')' if type == 'binary'
-            else 'try_cast(' ~ raw ~ ' as ' ~ type ~ ')' -%}
+        {#- Spark's cast reads a date or time up to a space, so PostgreSQL's `... BC` would
+            load as its year AD; a decimal in exponent form is a number wal2json wrote bare,
+            which Spark's JSON reader rounded through a double (PostgreSQL writes no
+            exponent). Both read as values their type cannot hold. -#}
+        {%- if type.startswith('date') or type.startswith('timestamp') -%}
+            {%- set cast = "if(" ~ raw ~ " like '% BC', null, try_cast(" ~ raw ~ " as " ~ type
+                ~ "))" -%}
+        {%- elif type.startswith('decimal') or type.startswith('numeric') -%}
+            {%- set cast = "if(" ~ raw ~ " rlike '[eE]', null, try_cast(" ~ raw ~ " as " ~ type
+                ~ "))" -%}
+        {%- elif type == 'binary' -%}
+            {%- set cast = 'unhex(' ~ raw ~ ')' -%}
+        {%- else -%}
+            {%- set cast = 'try_cast(' ~ raw ~ ' as ' ~ type ~ ')' -%}
+        {%- endif -%}
         {%- do typed.update({name: cast}) -%}
         {#- An update's old key: identity (wal2json writes the new row's key there where the
             key did not change); the new row's key where a line has no identity at all. -#}
         {%- if name in keys -%}
             {%- set old = "case scd2_action when 'U' then if(scd2_has_identity, scd2_old[" ~ text
                 ~ "], scd2_new[" ~ text ~ "]) when 'D' then scd2_old[" ~ text ~ "] end" -%}
-            {%- do before.update({name: 'unhex(' ~ old ~ ')' if type == 'binary'
-                else 'try_cast(' ~ old ~ ' as ' ~ type ~ ')'}) -%}
+            {%- do before.update({name: cast | replace(raw, old)}) -%}
         {%- endif -%}
         {%- do unread.append("case when " ~ raw ~ " is not null and " ~ cast ~ " is null then "
             ~ "concat(" ~ text ~ ", ' ', to_json(array(" ~ raw ~ "))) end") -%}
@@ -146,19 +182,30 @@
         {{ typed[name] }} as {{ scd2_audit._scd2_plain_name(name) }},
         {%- endfor %}
         case
+            {%- if parts[0] is not none %}
+            when scd2_schema is null then {{ scd2_audit._scd2_sql_string(
+                "a line of the table without its schema: set wal2json's include-schemas=1 "
+                ~ "(its default), or give `table` without a schema") }}
+            {%- endif %}
             when scd2_action = 'T' then {{ scd2_audit._scd2_sql_string("T: a TRUNCATE of the "
                 ~ "table, which names no rows: apply it by hand, or leave truncates out with "
                 ~ "wal2json's actions=insert,update,delete") }}
             {%- if unsent %}
             when concat_ws(', ', {{ unsent | join(', ') }}) != '' then concat({{ code }},
                 ': a change without the value of ', concat_ws(', ', {{ unsent | join(', ') }}),
-                {{ scd2_audit._scd2_sql_string(" (wal2json leaves out an update's unchanged "
-                    ~ "TOASTed values, unless the table's REPLICA IDENTITY is FULL): log them "
-                    ~ "at the source, or leave the column out of `columns`") }})
+                ' (the line holds: ', coalesce(array_join(map_keys(scd2_new), ', '),
+                    array_join(map_keys(scd2_old), ', '), ''),
+                {{ scd2_audit._scd2_sql_string("). Name the columns as wal2json writes them, "
+                    ~ "case included; an update leaves out its unchanged TOASTed values unless "
+                    ~ "the table's REPLICA IDENTITY is FULL: log them at the source, or leave "
+                    ~ "the column out of `columns`") }})
             {%- endif %}
             when concat_ws(', ', {{ unread | join(', ') }}) != '' then concat({{ code }},
                 ': values that do not read as their column type: ',
-                concat_ws(', ', {{ unread | join(', ') }}))
+                concat_ws(', ', {{ unread | join(', ') }}),
+                {{ scd2_audit._scd2_sql_string(" (dates and times in DateStyle ISO, AD; a "
+                    ~ "number in exponent form was written bare and rounded by Spark's JSON "
+                    ~ "reader: set wal2json's numeric-data-types-as-string=1)") }})
             else {{ code }}
         end as op,
         cast(scd2_timestamp as timestamp) as event_ts,
@@ -175,13 +222,16 @@
             {{ '`identity` is not null' if 'identity' in relation_columns or not execute
                 else 'false' }} as scd2_has_identity,
             `timestamp` as scd2_timestamp,
-            `lsn` as scd2_lsn
+            `lsn` as scd2_lsn{{ ',' if parts[0] is not none }}
+            {%- if parts[0] is not none %}
+            `schema` as scd2_schema
+            {%- endif %}
         from {{ relation }}
         where
             `action` in ('I', 'U', 'D', 'T')
             and `table` = {{ scd2_audit._scd2_sql_string(parts[1]) }}
             {%- if parts[0] is not none %}
-            and `schema` = {{ scd2_audit._scd2_sql_string(parts[0]) }}
+            and (`schema` = {{ scd2_audit._scd2_sql_string(parts[0]) }} or `schema` is null)
             {%- endif %}
     ) as lines
 {%- endmacro %}
