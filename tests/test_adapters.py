@@ -114,7 +114,9 @@ def test_dbt_clone_makes_views_of_the_state_relations_on_iceberg(
     nodes = ["people", "people_table", "people_view", "people_snap", "people_events"]
 
     def views(schema: str) -> set[str]:
-        return {row.viewName for row in spark.sql(f"show views in {schema}").collect()}
+        """The schema's views (`show views` lists the session's temporary views too)."""
+        rows = spark.sql(f"show views in {schema}").collect()
+        return {row.viewName for row in rows if not row.isTemporary}
 
     def rows(table: str) -> list[tuple]:
         return [tuple(r) for r in spark.sql(f"select * from {table} order by 1").collect()]
@@ -122,6 +124,8 @@ def test_dbt_clone_makes_views_of_the_state_relations_on_iceberg(
     def prod_contents() -> dict[str, list[tuple]]:
         return {name: rows(prod.table(name)) for name in ("people", "people_table")}
 
+    # A temporary view of the session (as runs that failed elsewhere leave) is no clone.
+    spark.sql("create or replace temporary view stray_temporary_view as select 1 as id")
     before = prod_contents()
     assert before == {"people": [(1, "ann"), (2, "bob")], "people_table": [(1, "ANN"), (2, "BOB")]}
     assert views(prod.schema) == {"people_view"}
@@ -238,5 +242,9 @@ def test_events_and_analyst_views_in_a_named_iceberg_catalog(
 
     project.dbt("run", "--select", "audit", "--vars", "{audit_as: table}")
     tables = {r.tableName for r in spark.sql(f"show tables in {project.schema}").collect()}
-    views = {r.viewName for r in spark.sql(f"show views in {project.schema}").collect()}
+    views = {
+        r.viewName
+        for r in spark.sql(f"show views in {project.schema}").collect()
+        if not r.isTemporary
+    }
     assert "audit" in tables and "audit" not in views, (tables, views)
