@@ -151,10 +151,16 @@ def test_dbt_clone_makes_views_of_the_state_relations_on_iceberg(
     spark.sql(f"insert into {prod.table('people_table')} values (3, 'CAT')")
     assert rows(dev.table("people_view")) == [(1,), (2,), (3,)]
 
-    # Again: every relation exists, nothing to do; with --full-refresh, the views again.
+    # Again: every relation exists, so nothing is done, even to a view changed by hand (made
+    # again by drop and create: Iceberg's `create or replace view` keeps the old text, see
+    # _scd2_view_materialization); with --full-refresh, the views of the state again.
+    spark.sql(f"drop view {dev.table('people_view')}")
+    spark.sql(f"create view {dev.table('people_view')} as select 99 as id")
     dev.dbt("clone", "--state", str(state))
+    assert rows(dev.table("people_view")) == [(99,)]
     dev.dbt("clone", "--state", str(state), "--full-refresh")
     assert views(dev.schema) == set(nodes)
+    assert rows(dev.table("people_view")) == [(1,), (2,), (3,)]
     assert rows(dev.table("people_table")) == [(1, "ANN"), (2, "BOB"), (3, "CAT")]
 
     # A clone onto the state's own relations (prod's target) skips them: replacing a table by

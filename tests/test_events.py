@@ -2346,6 +2346,11 @@ def test_wal2json_values_read_as_their_types(dbt_project: ScratchProject, tmp_pa
     model.write_text(text.replace("event_old_key_columns=['before_id'],", ""))
     message = failure(dbt_project)
     assert "set event_old_key_columns=['before_id'] (it is [])" in message, message
+    # A unique_key other than the macro's key columns (the model pairs the old key columns
+    # with its unique_key's, in its order).
+    model.write_text(text.replace("unique_key='id'", "unique_key=['id', 'amount']"))
+    message = failure(dbt_project)
+    assert "unique_key ['id', 'amount'] is not the macro's key columns ['id']" in message, message
     model.write_text(text)
     run(dbt_project)
     rows = dbt_project.spark.sql(
@@ -2407,6 +2412,13 @@ def test_wal2json_values_read_as_their_types(dbt_project: ScratchProject, tmp_pa
     bc = row("1", digits, "3.540", "2024-01-01", "1")
     bc[5]["value"] = "0044-03-15 BC"
     refused("day2c", bc, "do not read as their column type: born", "0044-03-15 BC")
+    # A decimal with a digit beyond its column's scale, which Spark's cast would round.
+    refused(
+        "day2d",
+        row("1", digits, "3.5405", "2024-01-01", "1"),
+        "do not read as their column type: price",
+        "3.5405",
+    )
 
     # format-version 1: one object per transaction, its changes in `change`.
     version1 = {"change": [{"kind": "insert", "schema": "public", "table": "customers"}]}
@@ -2466,6 +2478,60 @@ def test_wal2json_names_as_wal2json_writes_them(dbt_project: ScratchProject, tmp
     message = failure(dbt_project)
     assert "without its schema: set wal2json's include-schemas=1" in message, message
     assert brief(versions(dbt_project)) == [(1, "Ann", 0, None, None)]
+
+
+def test_wal2json_composite_key_in_the_models_order(dbt_project: ScratchProject, tmp_path) -> None:
+    """A composite key given to the macro in another order than the model's unique_key: the
+    model pairs event_old_key_columns with its unique_key by position, so the old key columns
+    follow the unique_key (the macro had asked for its own order, and each old key column
+    would have been read as the other key column's)."""
+    dbt_project.write(
+        "models/history.sql",
+        """
+        {{ config(
+            materialized='scd2_events',
+            unique_key=['tenant', 'id'],
+            event_order_by=['event_ts', 'event_lsn'],
+            event_old_key_columns=['before_tenant', 'before_id'],
+        ) }}
+        {{ scd2_audit.scd2_wal2json_events(
+            api.Relation.create(schema=target.schema, identifier='wal2json_raw'),
+            'public.customers', ['id', 'tenant'],
+            {'id': 'int', 'tenant': 'int', 'name': 'string'}) }}
+        """,
+    )
+
+    def row(key: int, tenant: int, name: str | None = None) -> list[dict]:
+        values = [("id", "integer", key), ("tenant", "integer", tenant), ("name", "text", name)]
+        return [{"name": n, "type": t, "value": v} for n, t, v in values if v is not None]
+
+    # Tenant 1's id 10, then moved to id 11 (identity: the old key, whole).
+    lines = [
+        *w2j_transaction(
+            "2024-01-01 00:00:00+00", "0/200", "0/230", w2j_change("I", "0/100", row(10, 1, "a"))
+        ),
+        *w2j_transaction(
+            "2024-01-01 01:00:00+00",
+            "0/400",
+            "0/430",
+            w2j_change("U", "0/300", row(11, 1, "a"), row(10, 1)),
+        ),
+    ]
+    wal2json_batch(dbt_project, tmp_path / "day1", lines)
+    run(dbt_project)
+    history = dbt_project.spark.sql(
+        f"""
+        select tenant, id, name, hour(dbt_valid_from) as opened, hour(dbt_valid_to) as closed,
+            event_closed_as, event_previous_key.tenant as from_tenant,
+            event_previous_key.id as from_id
+        from {dbt_project.table("history")}
+        order by id
+        """
+    ).collect()
+    assert [tuple(r) for r in history] == [
+        (1, 10, "a", 0, 1, "key_change", None, None),
+        (1, 11, "a", 1, None, None, 1, 10),
+    ]
 
 
 CREATED_IN_RUN_1 = ((1, "a"), (2, "b"), (3, "c"), (6, "f"))

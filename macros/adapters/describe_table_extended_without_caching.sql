@@ -1,10 +1,11 @@
 {% macro describe_table_extended_without_caching(table_name) %}
     {#-
         dbt-spark's `describe extended` of each relation its second way of listing finds
-        (list_relations_show_tables_without_caching), from which it reads `Type: VIEW` and `Provider: iceberg`. An Iceberg view of
-        a catalog of Iceberg's own describes itself under `# Detailed View Information`, with
-        no Type row, so dbt took it for a table; the row dbt looks for is added. Same rows as
-        dbt-spark's: (col_name, data_type, comment).
+        (list_relations_show_tables_without_caching): dbt-spark joins the rows into the
+        relation's information, where it looks for `Type: VIEW` and `Provider: iceberg`. An
+        Iceberg view of a catalog of Iceberg's own describes itself under `# Detailed View
+        Information`, with no Type row, so dbt took it for a table; the row dbt looks for is
+        added. Same rows as dbt-spark's: (col_name, data_type, comment).
     -#}
     {% call statement('describe_table_extended_without_caching', fetch_result=True) -%}
         describe extended {{ table_name }}

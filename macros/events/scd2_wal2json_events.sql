@@ -85,9 +85,21 @@
                 ~ "the select adds op, event_ts, event_lsn and before_<key>.") }}
         {%- endif -%}
         {%- if config.get('materialized') == 'scd2_events' -%}
-            {%- set wanted = [] -%}
+            {#- The model pairs event_old_key_columns with its unique_key by position. -#}
+            {%- set unique_key = scd2_audit._scd2_column_list(config.get('unique_key') or [])
+                | map('lower') | list -%}
+            {%- set plain_keys = [] -%}
             {%- for name in keys -%}
-                {%- do wanted.append('before_' ~ scd2_audit._scd2_plain_name(name)) -%}
+                {%- do plain_keys.append(scd2_audit._scd2_plain_name(name) | lower) -%}
+            {%- endfor -%}
+            {%- if unique_key | sort != plain_keys | sort -%}
+                {{ exceptions.raise_compiler_error(where ~ "the model's unique_key "
+                    ~ unique_key ~ " is not the macro's key columns " ~ plain_keys ~ ": give "
+                    ~ "the same columns to both.") }}
+            {%- endif -%}
+            {%- set wanted = [] -%}
+            {%- for name in unique_key -%}
+                {%- do wanted.append('before_' ~ name) -%}
             {%- endfor -%}
             {%- set given = scd2_audit._scd2_column_list(
                 config.get('event_old_key_columns') or []) | map('lower') | list -%}
@@ -140,7 +152,8 @@
         {#- A value the line does not hold: a name not as wal2json writes it (case included),
             or an update's unchanged TOASTed value, which identity holds under FULL only. -#}
         {%- if name in keys -%}
-            {%- set raw = "if(scd2_action = 'D', scd2_old[" ~ text ~ "], scd2_new[" ~ text ~ "])" -%}
+            {%- set raw = "if(scd2_action = 'D', scd2_old[" ~ text ~ "], scd2_new["
+                ~ text ~ "])" -%}
             {%- do unsent.append("case when if(scd2_action = 'D', not " ~ in_old ~ ", not "
                 ~ in_new ~ ") then " ~ text ~ " end") -%}
         {%- else -%}
@@ -153,13 +166,16 @@
         {#- Spark's cast reads a date or time up to a space, so PostgreSQL's `... BC` would
             load as its year AD; a decimal in exponent form is a number wal2json wrote bare,
             which Spark's JSON reader rounded through a double (PostgreSQL writes no
-            exponent). Both read as values their type cannot hold. -#}
+            exponent), and one with a digit other than 0 beyond the column's scale, Spark's
+            cast rounds. All read as values their type cannot hold. -#}
+        {%- set decimal = modules.re.fullmatch(
+            '(?:decimal|numeric|dec)(?:[(]\\s*[0-9]+\\s*(?:,\\s*([0-9]+)\\s*)?[)])?', type) -%}
         {%- if type.startswith('date') or type.startswith('timestamp') -%}
             {%- set cast = "if(" ~ raw ~ " like '% BC', null, try_cast(" ~ raw ~ " as " ~ type
                 ~ "))" -%}
-        {%- elif type.startswith('decimal') or type.startswith('numeric') -%}
-            {%- set cast = "if(" ~ raw ~ " rlike '[eE]', null, try_cast(" ~ raw ~ " as " ~ type
-                ~ "))" -%}
+        {%- elif decimal is not none -%}
+            {%- set cast = "if(" ~ raw ~ " rlike '[eE]|[.][0-9]{" ~ (decimal.group(1) or 0)
+                ~ "}[0-9]*[1-9]', null, try_cast(" ~ raw ~ " as " ~ type ~ "))" -%}
         {%- elif type == 'binary' -%}
             {%- set cast = 'unhex(' ~ raw ~ ')' -%}
         {%- else -%}
@@ -203,9 +219,10 @@
             when concat_ws(', ', {{ unread | join(', ') }}) != '' then concat({{ code }},
                 ': values that do not read as their column type: ',
                 concat_ws(', ', {{ unread | join(', ') }}),
-                {{ scd2_audit._scd2_sql_string(" (dates and times in DateStyle ISO, AD; a "
-                    ~ "number in exponent form was written bare and rounded by Spark's JSON "
-                    ~ "reader: set wal2json's numeric-data-types-as-string=1)") }})
+                {{ scd2_audit._scd2_sql_string(" (dates and times in DateStyle ISO, AD; "
+                    ~ "decimals within the column's scale; a number in exponent form was "
+                    ~ "written bare and rounded by Spark's JSON reader: set wal2json's "
+                    ~ "numeric-data-types-as-string=1)") }})
             else {{ code }}
         end as op,
         cast(scd2_timestamp as timestamp) as event_ts,
