@@ -174,6 +174,17 @@ def assert_generic_tests_pass(project: ScratchProject) -> None:
     assert set(statuses.values()) == {"pass"}, statuses
 
 
+# The textbook case's history (issue 13), as brief() gives it: id1 Alice, id2 Bob at 0; at 1,
+# 2, 3: id1 updated to Angela, id2 deleted, id2 inserted as Carol. Each flattening of it (flat
+# events, Debezium's envelope, wal2json, the Thrift server) must give exactly these versions.
+TEXTBOOK = [
+    (1, "Alice", 0, 1, "update"),
+    (1, "Angela", 1, None, None),
+    (2, "Bob", 0, 2, "delete"),
+    (2, "Carol", 3, None, None),
+]
+
+
 def test_textbook_case(dbt_project: ScratchProject) -> None:
     """id1 Alice, id2 Bob; then at 1, 2, 3: update id1 to Angela, delete id2, insert id2 Carol."""
     write_model(dbt_project)
@@ -187,12 +198,7 @@ def test_textbook_case(dbt_project: ScratchProject) -> None:
     )
     run2 = run(dbt_project)
     rows = versions(dbt_project)
-    assert brief(rows) == [
-        (1, "Alice", 0, 1, "update"),
-        (1, "Angela", 1, None, None),
-        (2, "Bob", 0, 2, "delete"),
-        (2, "Carol", 3, None, None),
-    ]
+    assert brief(rows) == TEXTBOOK
     alice, angela, bob, carol = rows
     assert alice["audit_insert_process_id"] == run1.invocation_id
     assert alice["audit_update_process_id"] == run2.invocation_id
@@ -1356,12 +1362,7 @@ def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:
     )
     write_debezium_model(dbt_project, config="event_old_key_columns=['before_id'],")
     run(dbt_project)
-    expected = [
-        (1, "Alice", 0, 1, "update"),
-        (1, "Angela", 1, None, None),
-        (2, "Bob", 0, 2, "delete"),
-        (2, "Carol", 3, None, None),
-    ]
+    expected = TEXTBOOK
     assert brief(versions(dbt_project)) == expected
 
     # A line Spark cannot parse is no tombstone: where the relation has Spark's
@@ -2224,13 +2225,7 @@ def test_wal2json_recipe_of_the_docs(dbt_project: ScratchProject, tmp_path) -> N
     ]
     wal2json_batch(dbt_project, tmp_path / "day2", day2)
     run(dbt_project)
-    textbook = [
-        (1, "Alice", 0, 1, "update"),
-        (1, "Angela", 1, None, None),
-        (2, "Bob", 0, 2, "delete"),
-        (2, "Carol", 3, None, None),
-    ]
-    assert brief(versions(dbt_project)) == textbook
+    assert brief(versions(dbt_project)) == TEXTBOOK
 
     # Day 3, one transaction at 4: id 1 becomes id 5 (identity: the old key), id 3 is
     # inserted and changed twice (its LSNs order as numbers, not as text: 0/A08 < 0/1000 <

@@ -35,6 +35,7 @@ from tests.seed_cases import (
     seed_properties,
     write_csv,
 )
+from tests.test_events import TEXTBOOK
 
 START_TIMEOUT = 240  # seconds; two CPU cores shared with other Spark runs
 
@@ -370,12 +371,7 @@ def test_events_through_thrift(
         "select id, name, hour(dbt_valid_from), hour(dbt_valid_to), event_closed_as "
         f"from {schema}.history order by id, dbt_valid_from"
     )
-    expected = [
-        (1, "Alice", 0, 1, "update"),
-        (1, "Angela", 1, None, None),
-        (2, "Bob", 0, 2, "delete"),
-        (2, "Carol", 3, None, None),
-    ]
+    expected = TEXTBOOK
     assert thrift_server.query(select) == expected
     commits = thrift_server.query(f"select count(*) from {schema}.history.snapshots")
     project.dbt("run", "--select", "history", "--target", "thrift")

@@ -207,10 +207,7 @@
     {%- for field in sequence -%}
         {%- do outputs.setdefault('event_' ~ name[field], []).append('source.' ~ field) -%}
     {%- endfor -%}
-    {%- set clashes = [] -%}
-    {%- for output, sources in outputs.items() if sources | length > 1 -%}
-        {%- do clashes.append(output ~ " (from " ~ sources | join(', ') ~ ")") -%}
-    {%- endfor -%}
+    {%- set clashes = scd2_audit._scd2_output_clashes(outputs) -%}
     {%- if clashes and execute -%}
         {{ exceptions.raise_compiler_error("scd2_debezium_events(" ~ relation ~ "): these "
             ~ "output columns would each come from several fields: " ~ clashes | join('; ')

@@ -38,6 +38,10 @@
         event_old_key_columns=['before_<key>', ...].
     -#}
     {%- set keys = scd2_audit._scd2_column_list(key_columns) -%}
+    {%- set plain_keys = [] -%}
+    {%- for name in keys -%}
+        {%- do plain_keys.append(scd2_audit._scd2_plain_name(name)) -%}
+    {%- endfor -%}
     {%- set names = columns.keys() | list -%}
     {%- set where = "scd2_wal2json_events(" ~ relation ~ ", " ~ table ~ "): " -%}
     {#- `table` as wal2json writes the names, matched exactly (case included): `schema.table`
@@ -69,16 +73,13 @@
             {%- do outputs.setdefault(scd2_audit._scd2_plain_name(name), []).append(name) -%}
         {%- endfor -%}
         {%- for name in keys -%}
-            {%- do outputs.setdefault('before_' ~ scd2_audit._scd2_plain_name(name), []).append(
+            {%- do outputs.setdefault('before_' ~ plain_keys[loop.index0], []).append(
                 'before_' ~ name) -%}
         {%- endfor -%}
         {%- for added in ['op', 'event_ts', 'event_lsn'] -%}
             {%- do outputs.setdefault(added, []).append(added) -%}
         {%- endfor -%}
-        {%- set clashes = [] -%}
-        {%- for output, sources in outputs.items() if sources | length > 1 -%}
-            {%- do clashes.append(output ~ " (from " ~ sources | join(', ') ~ ")") -%}
-        {%- endfor -%}
+        {%- set clashes = scd2_audit._scd2_output_clashes(outputs) -%}
         {%- if clashes -%}
             {{ exceptions.raise_compiler_error(where ~ "these output columns would each come "
                 ~ "from several columns: " ~ clashes | join('; ') ~ ". Names are made plain and "
@@ -88,13 +89,10 @@
             {#- The model pairs event_old_key_columns with its unique_key by position. -#}
             {%- set unique_key = scd2_audit._scd2_column_list(config.get('unique_key') or [])
                 | map('lower') | list -%}
-            {%- set plain_keys = [] -%}
-            {%- for name in keys -%}
-                {%- do plain_keys.append(scd2_audit._scd2_plain_name(name) | lower) -%}
-            {%- endfor -%}
-            {%- if unique_key | sort != plain_keys | sort -%}
+            {%- set lowered = plain_keys | map('lower') | list -%}
+            {%- if unique_key | sort != lowered | sort -%}
                 {{ exceptions.raise_compiler_error(where ~ "the model's unique_key "
-                    ~ unique_key ~ " is not the macro's key columns " ~ plain_keys ~ ": give "
+                    ~ unique_key ~ " is not the macro's key columns " ~ lowered ~ ": give "
                     ~ "the same columns to both.") }}
             {%- endif -%}
             {%- set wanted = [] -%}
@@ -229,7 +227,7 @@
         cast(conv(concat(split_part(scd2_lsn, '/', 1), lpad(split_part(scd2_lsn, '/', 2), 8, '0')),
             16, 10) as bigint) as event_lsn
         {%- for name in keys %},
-        {{ before[name] }} as before_{{ scd2_audit._scd2_plain_name(name) }}
+        {{ before[name] }} as before_{{ plain_keys[loop.index0] }}
         {%- endfor %}
     from (
         select
