@@ -766,3 +766,38 @@ def test_bytes_that_are_not_utf8_fail_and_leave_yesterdays_table(
     step = dbt_project.dbt("seed", check=False)
     _assert_seed_failed(step, "the header's column name 'n\ufffdme' holds U+FFFD")
     assert _iceberg_state(spark, table) == before
+
+
+def test_a_file_spark_reads_otherwise_than_dbt_fails_and_leaves_yesterdays_table(
+    dbt_project: ScratchProject, spark: SparkSession
+) -> None:
+    """A server or cluster on another machine reads its own copy of the project at the path
+    dbt sees, if it has one: the seed compares the file Spark reads with dbt's hash of it
+    (files up to 1 MiB) instead of loading that copy. Stood in for here by a file changed after
+    dbt's parse, which dbt is told not to look for (`--no-partial-parse-file-diff`, as a
+    deployment that hands dbt its file changes runs it)."""
+    # dbt hashes the file's text stripped by Python's str.strip, which takes more than
+    # Spark's trim off its ends (here the last cell's end) and leaves a byte-order mark: such
+    # a file loads unhindered, the cell whole.
+    text = "\ufeffid,name\n1,a\n2,b\t\u3000\x1c\u2029"
+    path = dbt_project.root / "seeds" / "copies.csv"
+    path.write_text(text, encoding="utf-8")
+    dbt_project.write("seeds/copies.yml", seed_properties("copies", {"id": "int"}))
+    dbt_project.dbt("seed")
+    table = dbt_project.table("copies")
+    assert _rows(spark, table) == [(1, "a"), (2, "b\t\u3000\x1c\u2029")]
+    before = _iceberg_state(spark, table)
+
+    path.write_text(text.replace("1,a", "1,z"), encoding="utf-8")
+    step = dbt_project.dbt("seed", "--no-partial-parse-file-diff", check=False)
+    _assert_seed_failed(
+        step,
+        "Seed 'copies' (seeds/copies.csv): Spark read another file at",
+        f"{path} than the one dbt read there",
+        "seed_load_method: sql_inserts",
+        "unchanged",
+    )
+    assert _iceberg_state(spark, table) == before
+    # Parsed again, dbt's hash is the file's: it loads.
+    dbt_project.dbt("seed")
+    assert _rows(spark, table) == [(1, "z"), (2, "b\t\u3000\x1c\u2029")]

@@ -42,12 +42,35 @@
         | replace('*', '\\*') | replace('?', '\\?') | replace('[', '\\[') | replace(']', '\\]')
         | replace('{', '\\{') | replace('}', '\\}')) -%}
     {%- set delimiter = model['config'].get('delimiter') or ',' -%}
+    {#- dbt hashes a seed's file up to 1 MiB (its text, stripped as by Python's `str.strip`,
+        SHA-256; a larger file has a checksum named `path`). Where it did, the scan compares
+        the file Spark reads with it: a server or cluster that sees another copy of the
+        project at the same path (another machine, a stale checkout) would otherwise load that
+        copy without a word. A scalar subquery, so that it adds no statement; Spark's
+        `binaryFile` gives no row for an empty file, whose hash is that of ''. -#}
+    {%- set checksum = model.get('checksum') or {} -%}
+    {%- set dbt_sha256 = checksum.get('checksum') if checksum.get('name') == 'sha256' else none -%}
     {%- set scan = run_query(
         "select bool_or(contains(value, '\"')),"
         ~ " count_if(value >= '!' or value rlike '[^\\\\x00-\\\\x20]'),"
-        ~ " min_by(value, row_id) from (select /*+ coalesce(1) */ * from (select value,"
+        ~ " min_by(value, row_id)"
+        ~ (", coalesce((select sha2(encode(btrim(decode(content, 'UTF-8'), '"
+            ~ scd2_audit._scd2_seed_whitespace('chars') ~ "'), 'UTF-8'), 256) from binaryFile."
+            ~ scd2_audit._scd2_quote(path) ~ "), sha2(x'', 256))" if dbt_sha256 else "")
+        ~ " from (select /*+ coalesce(1) */ * from (select value,"
         ~ " monotonically_increasing_id() as row_id from text." ~ scd2_audit._scd2_quote(path)
         ~ "))").rows[0] -%}
+    {%- if dbt_sha256 and scan[3] != dbt_sha256 -%}
+        {{ exceptions.raise_compiler_error(
+            "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): Spark read "
+            ~ "another file at " ~ scd2_audit._scd2_seed_file(model) ~ " than the one dbt "
+            ~ "read there (their SHA-256 differ). Spark's CSV reader (seed_load_method: "
+            ~ "spark_csv) reads the file where Spark runs: a Thrift server or cluster on "
+            ~ "another machine sees its own copy at that path, if any, and a file changed "
+            ~ "since dbt parsed the project differs too. Load such a seed with "
+            ~ "seed_load_method: sql_inserts, or give Spark the project's folder at the same "
+            ~ "path (a shared filesystem). Nothing was written; the seed table is unchanged.") }}
+    {%- endif -%}
     {#- No line that Spark's reader does not skip as blank: no header. An empty file, blank
         lines, or a byte-order mark alone (Hadoop's line reader drops it, so the file has no
         line; Spark's whole-file read named a column U+0000 in it and replaced the table with
