@@ -742,6 +742,28 @@ def test_whole_numbers_with_zero_fractions_load_into_integer_types(
     assert _rows(spark, dbt_project.table("wholes")) == [(1, 2, -3), (2, 7, 5), (3, None, 0)]
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_whole_numbers_with_zero_fractions_and_control_blanks_load_into_integer_types(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """Spark's cast, as stock dbt-spark runs it, skips the code points up to U+0020 around a
+    number (a tab, a vertical tab, U+001C), not spaces alone: stock dbt-spark loads a pinned
+    int's 2.0 after a tab as 2, and so does this seed."""
+    write_csv(
+        dbt_project.root / "seeds" / "wholes.csv",
+        ("id", "n", "m"),
+        [["1", "\t2.0", "3.0\x0b"], ["2", "\x1c-4.", "5.00\t"], ["3", " 6.0 ", "\x017"]],
+    )
+    dbt_project.write(
+        "seeds/wholes.yml",
+        seed_properties(
+            "wholes", {"id": "int", "n": "int", "m": "bigint"}, seed_load_method=method
+        ),
+    )
+    dbt_project.dbt("seed")
+    assert _rows(spark, dbt_project.table("wholes")) == [(1, 2, 3), (2, -4, 5), (3, 6, 7)]
+
+
 def test_bytes_that_are_not_utf8_fail_and_leave_yesterdays_table(
     dbt_project: ScratchProject, spark: SparkSession
 ) -> None:

@@ -13,7 +13,9 @@
         does; their integers go through double as dbt's Python float binding does, unless they
         are plain integers, which are cast exactly. An integer type pinned in `column_types`
         also takes a whole number written with a fraction of zeros (`2.0`, `-3.`), as stock
-        dbt-spark's cast does; `1.5` fails, where that cast cuts it to 1.
+        dbt-spark's cast does, with the blanks and control characters around it that the cast
+        skips (code points up to U+0020: a tab, `\x0b`, `\x1c`...; `trim` takes spaces alone);
+        `1.5` fails, where that cast cuts it to 1.
         `decoded_by_spark`: the text comes from Spark's CSV reader, which puts U+FFFD for
         bytes that are not UTF-8 and says nothing; a row whose text cells hold it fails the load
         (dbt's own reader fails on such a file; a file that holds U+FFFD itself loads with
@@ -44,7 +46,7 @@
         {%- if name in inferred and type == 'bigint' %}
         {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as bigint), try_cast(try_cast(' ~ value ~ ' as double) as bigint))' %}
         {%- elif base_type in integer_types %}
-        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_extract(trim(' ~ value ~ "), '^([+-]?[0-9]+)[.]0*$', 1) as " ~ type ~ '))' %}
+        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_extract(' ~ value ~ ", '^[\\\\x00-\\\\x20]*([+-]?[0-9]+)[.]0*[\\\\x00-\\\\x20]*$', 1) as " ~ type ~ '))' %}
         {%- else %}
         {%- set cast = 'try_cast(' ~ value ~ ' as ' ~ type ~ ')' %}
         {%- endif %}
