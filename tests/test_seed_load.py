@@ -573,6 +573,22 @@ def test_delimiter_and_windows_line_endings(
     ]
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_a_backslash_delimiter(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """A seed `delimiter` of one backslash, which Python's csv module (dbt) reads, and Spark's
+    CSV reader refuses as the start of an escape unless it is doubled."""
+    text = 'id\\name\\amount\n1\\a,b\\1.5\n2\\"x\\y"\\2.5\n'
+    (dbt_project.root / "seeds" / "backslashes.csv").write_text(text)
+    dbt_project.write(
+        "seeds/backslashes.yml",
+        seed_properties("backslashes", {"id": "int"}, seed_load_method=method, delimiter="'\\'"),
+    )
+    dbt_project.dbt("seed")
+    assert _rows(spark, dbt_project.table("backslashes")) == [(1, "a,b", 1.5), (2, "x\\y", 2.5)]
+
+
 def test_blank_lines_are_skipped_and_not_counted(
     dbt_project: ScratchProject, spark: SparkSession
 ) -> None:

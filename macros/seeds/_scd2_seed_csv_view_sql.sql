@@ -6,6 +6,9 @@
         the text of each record not as wide as the header (Spark's PERMISSIVE mode), for the
         load to skip or fail on with a message of its own; without, Spark reads the header and
         fails on such a record itself (FAILFAST).
+        Spark reads a backslash in `sep` as the start of an escape (`\t`), and refuses a
+        delimiter that is one backslash: it is given doubled, the backslash itself, as
+        Python's csv module (dbt) reads a `\` delimiter.
     -#}
     create or replace temporary view {{ view_name }}
     {%- if names %} (
@@ -19,7 +22,7 @@
     options (
         path {{ scd2_audit._scd2_sql_string(path) }},
         header 'true',
-        sep {{ scd2_audit._scd2_sql_string(delimiter) }},
+        sep {{ scd2_audit._scd2_sql_string(delimiter | replace('\\', '\\\\')) }},
         quote '"',
         escape '"',
         multiLine '{{ quoted | lower }}',
