@@ -171,6 +171,33 @@ def test_columns_without_types_are_typed_as_dbt_does(
     ]
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_numbers_beyond_28_whole_digits_make_a_double_column_as_in_dbt(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """agate counts a column's decimal places within Python's 28-digit decimal context: a
+    whole number of more than 28 digits (1E28 and beyond) gives a count that is not 0, and
+    stock dbt-spark makes the column `double`, where a `bigint` could not hold the value."""
+    write_csv(
+        dbt_project.root / "seeds" / "huge.csv",
+        ("id", "big", "exp", "mixed"),
+        [["1", "12345678901234567890123456789", "1e308", "1"], ["2", "", "-1E30", "1e28"]],
+    )
+    dbt_project.write(
+        "seeds/huge.yml",
+        seed_properties("huge", {"id": "int"}, seed_load_method=method),
+    )
+    dbt_project.dbt("seed")
+    table = dbt_project.table("huge")
+    assert _types(spark, table) == {
+        "id": "int",
+        "big": "double",
+        "exp": "double",
+        "mixed": "double",
+    }
+    assert _rows(spark, table) == [(1, 1.2345678901234568e28, 1e308, 1.0), (2, None, -1e30, 1e28)]
+
+
 def _day1(project: ScratchProject, method: str) -> str:
     write_csv(
         project.root / "seeds" / "daily.csv",

@@ -16,7 +16,11 @@
           (dbt-spark's `MaxPrecision`), so `2.0`, `100.00` and `1.5e1` are whole (a float
           column written by pandas, `1.0`, is `bigint` in stock dbt too). Without an exponent
           that is a digit other than 0 after the point; with one, Spark's double of the
-          cell has a remainder;
+          cell has a remainder. A number of more than 28 digits before the point (1E28 and
+          beyond) makes the column `double` too: agate counts the places within Python's
+          28-digit decimal context, and a number beyond it gives a count that is not 0
+          (`1e30`, `1e308` or a 29-digit integer are `double` in stock dbt, and a bigint
+          cannot hold them);
         - `YYYY-MM-DD` dates: `date`; the year 0000 is none (Python's dates start at 1, and
           PySpark cannot read such a value back);
         - `YYYY-MM-DD HH:MM:SS` and ISO 8601 (`T`, fraction, zone) timestamps: `timestamp`;
@@ -58,7 +62,10 @@
                         + if(case
                             when c rlike '[eE]' then try_cast(c as double) % 1 != 0
                             else c rlike '{{ patterns.fraction }}'
-                        end, 2, 0)
+                        end or coalesce(
+                            abs(try_cast(c as decimal(38, 0))) >= 1E28BD,
+                            abs(try_cast(c as double)) >= 1E28
+                        ), 2, 0)
                         + if(c rlike '{{ patterns.date }}' and try_cast(c as date) is not null, 0, 4)
                         + if(c rlike '{{ patterns.datetime }}' and try_cast(c as timestamp) is not null, 0, 8)
                         + if(c rlike '{{ patterns.iso }}' and try_cast(c as timestamp) is not null, 0, 16)
