@@ -198,6 +198,39 @@ def test_numbers_beyond_28_whole_digits_make_a_double_column_as_in_dbt(
     assert _rows(spark, table) == [(1, 1.2345678901234568e28, 1e308, 1.0), (2, None, -1e30, 1e28)]
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_iso_timestamps_to_the_minute_with_a_zone_are_timestamps(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """dbt reads `2024-01-05T10:00Z` as a timestamp, Spark's cast only with the seconds
+    (`...T10:00:00Z`) or without the zone: an unpinned column of such cells is a timestamp
+    column, each the instant it names (the session's time zone is UTC)."""
+    write_csv(
+        dbt_project.root / "seeds" / "minutes.csv",
+        ("id", "at"),
+        [
+            ["1", "2024-01-05T10:00Z"],
+            ["2", "2024-01-05T10:00+02:00"],
+            ["3", " 2024-01-06T11:30 "],
+            ["4", "2024-01-06T23:15-0130"],
+            ["5", ""],
+        ],
+    )
+    dbt_project.write(
+        "seeds/minutes.yml", seed_properties("minutes", {"id": "int"}, seed_load_method=method)
+    )
+    dbt_project.dbt("seed")
+    table = dbt_project.table("minutes")
+    assert _types(spark, table) == {"id": "int", "at": "timestamp"}
+    assert _rows(spark, table) == [
+        (1, dt.datetime(2024, 1, 5, 10, 0)),
+        (2, dt.datetime(2024, 1, 5, 8, 0)),
+        (3, dt.datetime(2024, 1, 6, 11, 30)),
+        (4, dt.datetime(2024, 1, 7, 0, 45)),
+        (5, None),
+    ]
+
+
 def _day1(project: ScratchProject, method: str) -> str:
     write_csv(
         project.root / "seeds" / "daily.csv",

@@ -68,7 +68,7 @@
                         ), 2, 0)
                         + if(c rlike '{{ patterns.date }}' and try_cast(c as date) is not null, 0, 4)
                         + if(c rlike '{{ patterns.datetime }}' and try_cast(c as timestamp) is not null, 0, 8)
-                        + if(c rlike '{{ patterns.iso }}' and try_cast(c as timestamp) is not null, 0, 16)
+                        + if(c rlike '{{ patterns.iso }}' and try_cast({{ scd2_audit._scd2_seed_iso_sql('c') }} as timestamp) is not null, 0, 16)
                         + if(lower(c) in ('true', 'false'), 0, 32)
                 end) as bits
             from cells

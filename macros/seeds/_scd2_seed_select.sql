@@ -11,7 +11,9 @@
         its file, the column, the value and the row (by its first column), before anything is
         written. Columns in `inferred` (no `column_types` entry) are stripped first, as agate
         does; their integers go through double as dbt's Python float binding does, unless they
-        are plain integers, which are cast exactly. An integer type pinned in `column_types`
+        are plain integers, which are cast exactly, and their ISO timestamps written to the
+        minute with a zone get their seconds (_scd2_seed_iso_sql). An integer type pinned in
+        `column_types`
         also takes a whole number written with a fraction of zeros (`2.0`, `-3.`), as stock
         dbt-spark's cast does, with the blanks and control characters around it that the cast
         skips (code points up to U+0020: a tab, `\x0b`, `\x1c`...; `trim` takes spaces alone);
@@ -45,6 +47,8 @@
             ~ "Nothing was written; the seed table is unchanged." %}
         {%- if name in inferred and type == 'bigint' %}
         {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as bigint), try_cast(try_cast(' ~ value ~ ' as double) as bigint))' %}
+        {%- elif name in inferred and type == 'timestamp' %}
+        {%- set cast = 'try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value) ~ ' as timestamp)' %}
         {%- elif base_type in integer_types %}
         {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_extract(' ~ value ~ ", '^[\\\\x00-\\\\x20]*([+-]?[0-9]+)[.]0*[\\\\x00-\\\\x20]*$', 1) as " ~ type ~ '))' %}
         {%- else %}
