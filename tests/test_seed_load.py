@@ -899,3 +899,26 @@ def test_a_file_spark_reads_otherwise_than_dbt_fails_and_leaves_yesterdays_table
     # Parsed again, dbt's hash is the file's: it loads.
     dbt_project.dbt("seed")
     assert _rows(spark, table) == [(1, "z"), (2, "b\t\u3000\x1c\u2029")]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_unicode_line_separator_is_not_a_blank(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """Java's `$` matches before a last U+0085, U+2028 or U+2029: a pinned int's `5.0` followed
+    by one loaded as 5 (stock dbt-spark's cast gives NULL: it fails here, as `7\u2028` does),
+    and a line of U+0085 alone was skipped as blank, the seed counting it as a row."""
+    write_csv(dbt_project.root / "seeds" / "seps.csv", ("id", "n"), [["1", "5.0\u0085"]])
+    dbt_project.write(
+        "seeds/seps.yml", seed_properties("seps", {"n": "int"}, seed_load_method=method)
+    )
+    _assert_seed_failed(
+        dbt_project.dbt("seed", check=False), "the value '5.0\u0085' is not a valid int"
+    )
+    if method == "spark_csv":
+        (dbt_project.root / "seeds" / "seps.csv").write_text("id,n\n1,5\n\u0085\n2,6\n")
+        _assert_seed_failed(
+            dbt_project.dbt("seed", check=False),
+            "the record '\u0085' does not have the header's 2 cells",
+        )
+

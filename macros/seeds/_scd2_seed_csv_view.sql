@@ -131,7 +131,9 @@
     {%- endcall -%}
     {#- Records not as wide as the header fail the load, naming the first one; a line of
         blanks alone, which Spark's line-by-line read skips, is skipped by the whole-file read
-        too (where it is a one-cell record). A file read whole takes every line's end from
+        too (where it is a one-cell record). `\z`, not `$`: Java's `$` also matches before a
+        last U+0085, U+2028 or U+2029, which skipped a line of such a character unnoticed
+        and miscounted. A file read whole takes every line's end from
         its first line: a header ending in LF before rows ending in CRLF leaves a CR at the
         end of each row's last cell, taken off here (a CR ending a quoted last cell goes too;
         dbt's own reader turns it into a line feed). -#}
@@ -161,7 +163,7 @@
             where
                 case
                     when {{ bad_record }} is null then true
-                    when {{ bad_record }} rlike '^[\\x00-\\x20]*$' then false
+                    when {{ bad_record }} rlike '^[\\x00-\\x20]*\\z' then false
                     else raise_error(concat(
                         {{ scd2_audit._scd2_sql_string(where) }}, left({{ bad_record }}, 200),
                         {{ scd2_audit._scd2_sql_string(width) }},

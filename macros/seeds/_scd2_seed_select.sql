@@ -50,7 +50,7 @@
         {%- elif name in inferred and type == 'timestamp' %}
         {%- set cast = 'try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value) ~ ' as timestamp)' %}
         {%- elif base_type in integer_types %}
-        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_extract(' ~ value ~ ", '^[\\\\x00-\\\\x20]*([+-]?[0-9]+)[.]0*[\\\\x00-\\\\x20]*$', 1) as " ~ type ~ '))' %}
+        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_extract(' ~ value ~ ", '^[\\\\x00-\\\\x20]*([+-]?[0-9]+)[.]0*[\\\\x00-\\\\x20]*\\\\z', 1) as " ~ type ~ '))' %}
         {%- else %}
         {%- set cast = 'try_cast(' ~ value ~ ' as ' ~ type ~ ')' %}
         {%- endif %}
