@@ -922,3 +922,24 @@ def test_a_unicode_line_separator_is_not_a_blank(
             "the record '\u0085' does not have the header's 2 cells",
         )
 
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_file_named_as_hadoop_hides_it(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """Spark's listing skips a file whose name starts with `_`: with Spark's reader such a
+    seed fails saying so (it failed as another file than dbt's), dbt's row batches load it."""
+    write_csv(dbt_project.root / "seeds" / "_lookup.csv", ("id", "v"), [["1", "a"]])
+    dbt_project.write(
+        "seeds/_lookup.yml", seed_properties("_lookup", {"id": "int"}, seed_load_method=method)
+    )
+    step = dbt_project.dbt("seed", check=False)
+    if method == "spark_csv":
+        _assert_seed_failed(
+            step,
+            "Spark skips a file whose name starts with '_' or '.'",
+            "seed_load_method: sql_inserts",
+            "unchanged",
+        )
+    else:
+        assert _rows(spark, dbt_project.table("_lookup")) == [(1, "a")]

@@ -42,6 +42,18 @@
         | replace('*', '\\*') | replace('?', '\\?') | replace('[', '\\[') | replace(']', '\\]')
         | replace('{', '\\{') | replace('}', '\\}')) -%}
     {%- set delimiter = model['config'].get('delimiter') or ',' -%}
+    {#- Spark's file listing skips a file whose name starts with `_` or `.` (Hadoop's hidden
+        files, as `_SUCCESS`), even named alone: such a seed read as no file at all (no header,
+        or a hash that is not dbt's), where dbt reads it. -#}
+    {%- set file_name = scd2_audit._scd2_seed_file(model).split('/') | last -%}
+    {%- if file_name.startswith('_') or file_name.startswith('.') -%}
+        {{ exceptions.raise_compiler_error(
+            "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): Spark skips a "
+            ~ "file whose name starts with '_' or '.' (Hadoop's hidden files), so its CSV reader "
+            ~ "(seed_load_method: spark_csv) cannot read " ~ file_name ~ ". Rename the file, or "
+            ~ "load it with seed_load_method: sql_inserts. Nothing was written; the seed table "
+            ~ "is unchanged.") }}
+    {%- endif -%}
     {#- dbt hashes a seed's file up to 1 MiB (its text, stripped as by Python's `str.strip`,
         SHA-256; a larger file has a checksum named `path`). Where it did, the scan compares
         the file Spark reads with it: a server or cluster that sees another copy of the
