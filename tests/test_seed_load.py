@@ -70,6 +70,21 @@ def _write_awkward(project: ScratchProject, method: str, name: str = "awkward") 
     return expected
 
 
+def _seed(
+    project: ScratchProject,
+    name: str,
+    header: tuple[str, ...],
+    rows: list[list[str]],
+    column_types: dict[str, str],
+    **config: str,
+) -> str:
+    """``seeds/<name>.csv`` of ``header`` and ``rows``, and its properties file (``column_types``
+    and seed ``config``); returns the seed's table."""
+    write_csv(project.root / "seeds" / f"{name}.csv", header, rows)
+    project.write(f"seeds/{name}.yml", seed_properties(name, column_types, **config))
+    return project.table(name)
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_awkward_values_round_trip(
     dbt_project: ScratchProject, spark: SparkSession, method: str
@@ -178,17 +193,15 @@ def test_numbers_beyond_28_whole_digits_make_a_double_column_as_in_dbt(
     """agate counts a column's decimal places within Python's 28-digit decimal context: a
     whole number of more than 28 digits (1E28 and beyond) gives a count that is not 0, and
     stock dbt-spark makes the column `double`, where a `bigint` could not hold the value."""
-    write_csv(
-        dbt_project.root / "seeds" / "huge.csv",
+    table = _seed(
+        dbt_project,
+        "huge",
         ("id", "big", "exp", "mixed"),
         [["1", "12345678901234567890123456789", "1e308", "1"], ["2", "", "-1E30", "1e28"]],
-    )
-    dbt_project.write(
-        "seeds/huge.yml",
-        seed_properties("huge", {"id": "int"}, seed_load_method=method),
+        {"id": "int"},
+        seed_load_method=method,
     )
     dbt_project.dbt("seed")
-    table = dbt_project.table("huge")
     assert _types(spark, table) == {
         "id": "int",
         "big": "double",
@@ -205,8 +218,9 @@ def test_iso_timestamps_to_the_minute_with_a_zone_are_timestamps(
     """dbt reads `2024-01-05T10:00Z` as a timestamp, Spark's cast only with the seconds
     (`...T10:00:00Z`) or without the zone: an unpinned column of such cells is a timestamp
     column, each the instant it names (the session's time zone is UTC)."""
-    write_csv(
-        dbt_project.root / "seeds" / "minutes.csv",
+    table = _seed(
+        dbt_project,
+        "minutes",
         ("id", "at"),
         [
             ["1", "2024-01-05T10:00Z"],
@@ -215,12 +229,10 @@ def test_iso_timestamps_to_the_minute_with_a_zone_are_timestamps(
             ["4", "2024-01-06T23:15-0130"],
             ["5", ""],
         ],
-    )
-    dbt_project.write(
-        "seeds/minutes.yml", seed_properties("minutes", {"id": "int"}, seed_load_method=method)
+        {"id": "int"},
+        seed_load_method=method,
     )
     dbt_project.dbt("seed")
-    table = dbt_project.table("minutes")
     assert _types(spark, table) == {"id": "int", "at": "timestamp"}
     assert _rows(spark, table) == [
         (1, dt.datetime(2024, 1, 5, 10, 0)),
@@ -825,19 +837,16 @@ def test_whole_numbers_with_zero_fractions_and_control_blanks_load_into_integer_
     """Spark's cast, as stock dbt-spark runs it, skips the code points up to U+0020 around a
     number (a tab, a vertical tab, U+001C), not spaces alone: stock dbt-spark loads a pinned
     int's 2.0 after a tab as 2, and so does this seed."""
-    write_csv(
-        dbt_project.root / "seeds" / "wholes.csv",
+    table = _seed(
+        dbt_project,
+        "wholes",
         ("id", "n", "m"),
         [["1", "\t2.0", "3.0\x0b"], ["2", "\x1c-4.", "5.00\t"], ["3", " 6.0 ", "\x017"]],
-    )
-    dbt_project.write(
-        "seeds/wholes.yml",
-        seed_properties(
-            "wholes", {"id": "int", "n": "int", "m": "bigint"}, seed_load_method=method
-        ),
+        {"id": "int", "n": "int", "m": "bigint"},
+        seed_load_method=method,
     )
     dbt_project.dbt("seed")
-    assert _rows(spark, dbt_project.table("wholes")) == [(1, 2, 3), (2, -4, 5), (3, 6, 7)]
+    assert _rows(spark, table) == [(1, 2, 3), (2, -4, 5), (3, 6, 7)]
 
 
 def test_bytes_that_are_not_utf8_fail_and_leave_yesterdays_table(
@@ -908,9 +917,13 @@ def test_a_unicode_line_separator_is_not_a_blank(
     """Java's `$` matches before a last U+0085, U+2028 or U+2029: a pinned int's `5.0` followed
     by one loaded as 5 (stock dbt-spark's cast gives NULL: it fails here, as `7\u2028` does),
     and a line of U+0085 alone was skipped as blank, the seed counting it as a row."""
-    write_csv(dbt_project.root / "seeds" / "seps.csv", ("id", "n"), [["1", "5.0\u0085"]])
-    dbt_project.write(
-        "seeds/seps.yml", seed_properties("seps", {"n": "int"}, seed_load_method=method)
+    _seed(
+        dbt_project,
+        "seps",
+        ("id", "n"),
+        [["1", "5.0\u0085"]],
+        {"n": "int"},
+        seed_load_method=method,
     )
     _assert_seed_failed(
         dbt_project.dbt("seed", check=False), "the value '5.0\u0085' is not a valid int"
@@ -929,10 +942,7 @@ def test_a_file_named_as_hadoop_hides_it(
 ) -> None:
     """Spark's listing skips a file whose name starts with `_`: with Spark's reader such a
     seed fails saying so (it failed as another file than dbt's), dbt's row batches load it."""
-    write_csv(dbt_project.root / "seeds" / "_lookup.csv", ("id", "v"), [["1", "a"]])
-    dbt_project.write(
-        "seeds/_lookup.yml", seed_properties("_lookup", {"id": "int"}, seed_load_method=method)
-    )
+    _seed(dbt_project, "_lookup", ("id", "v"), [["1", "a"]], {"id": "int"}, seed_load_method=method)
     step = dbt_project.dbt("seed", check=False)
     if method == "spark_csv":
         _assert_seed_failed(
