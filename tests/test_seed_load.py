@@ -834,19 +834,24 @@ def test_whole_numbers_with_zero_fractions_load_into_integer_types(
 def test_whole_numbers_with_zero_fractions_and_control_blanks_load_into_integer_types(
     dbt_project: ScratchProject, spark: SparkSession, method: str
 ) -> None:
-    """Spark's cast, as stock dbt-spark runs it, skips the code points up to U+0020 around a
-    number (a tab, a vertical tab, U+001C), not spaces alone: stock dbt-spark loads a pinned
-    int's 2.0 after a tab as 2, and so does this seed."""
+    """Spark's cast, as stock dbt-spark runs it, skips the code points up to U+0020 and U+007F
+    around a number (a tab, a vertical tab, U+001C, DEL), not spaces alone: stock dbt-spark
+    loads a pinned int's 2.0 after a tab as 2, and so does this seed."""
     table = _seed(
         dbt_project,
         "wholes",
         ("id", "n", "m"),
-        [["1", "\t2.0", "3.0\x0b"], ["2", "\x1c-4.", "5.00\t"], ["3", " 6.0 ", "\x017"]],
+        [
+            ["1", "\t2.0", "3.0\x0b"],
+            ["2", "\x1c-4.", "5.00\t"],
+            ["3", " 6.0 ", "\x017"],
+            ["4", "8.0\x7f", "\x7f9."],
+        ],
         {"id": "int", "n": "int", "m": "bigint"},
         seed_load_method=method,
     )
     dbt_project.dbt("seed")
-    assert _rows(spark, table) == [(1, 2, 3), (2, -4, 5), (3, 6, 7)]
+    assert _rows(spark, table) == [(1, 2, 3), (2, -4, 5), (3, 6, 7), (4, 8, 9)]
 
 
 def test_bytes_that_are_not_utf8_fail_and_leave_yesterdays_table(
@@ -947,7 +952,7 @@ def test_a_file_named_as_hadoop_hides_it(
     if method == "spark_csv":
         _assert_seed_failed(
             step,
-            "Spark skips a file whose name starts with '_' or '.'",
+            "Spark skips a file whose name starts with '.', or with '_' and has no '='",
             "seed_load_method: sql_inserts",
             "unchanged",
         )

@@ -38,28 +38,36 @@
     {#- Spark (Hadoop) reads `* ? [ ] { }` in a path as a glob pattern, which with a folder
         named `g*` loaded the rows of every matching file, and with `[br]` found no file: each
         such character, and the backslash that escapes them, is escaped. -#}
-    {%- set path = 'file://' ~ (scd2_audit._scd2_seed_file(model) | replace('\\', '\\\\')
+    {%- set file = scd2_audit._scd2_seed_file(model) -%}
+    {%- set path = 'file://' ~ (file | replace('\\', '\\\\')
         | replace('*', '\\*') | replace('?', '\\?') | replace('[', '\\[') | replace(']', '\\]')
         | replace('{', '\\{') | replace('}', '\\}')) -%}
     {%- set delimiter = model['config'].get('delimiter') or ',' -%}
-    {#- Spark's file listing skips a file whose name starts with `_` or `.` (Hadoop's hidden
-        files, as `_SUCCESS`), even named alone: such a seed read as no file at all (no header,
-        or a hash that is not dbt's), where dbt reads it. -#}
-    {%- set file_name = scd2_audit._scd2_seed_file(model).split('/') | last -%}
-    {%- if file_name.startswith('_') or file_name.startswith('.') -%}
+    {#- Spark's file listing skips names it takes for Hadoop's hidden files or a copy under way
+        (Spark 3.5's InMemoryFileIndex.shouldFilterOutPathName: a name starting with `_` and
+        holding no `=`, or starting with `.`, but not `_metadata` or `_common_metadata`), even
+        a file named alone: such a seed read as no file at all (no header, or a hash that is
+        not dbt's), where dbt reads it. -#}
+    {%- set file_name = file.split('/') | last -%}
+    {%- if ((file_name.startswith('_') and '=' not in file_name) or file_name.startswith('.'))
+            and not file_name.startswith('_metadata')
+            and not file_name.startswith('_common_metadata') -%}
         {{ exceptions.raise_compiler_error(
             "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): Spark skips a "
-            ~ "file whose name starts with '_' or '.' (Hadoop's hidden files), so its CSV reader "
-            ~ "(seed_load_method: spark_csv) cannot read " ~ file_name ~ ". Rename the file, or "
-            ~ "load it with seed_load_method: sql_inserts. Nothing was written; the seed table "
-            ~ "is unchanged.") }}
+            ~ "file whose name starts with '.', or with '_' and has no '=' (Hadoop's hidden "
+            ~ "files), so its CSV reader (seed_load_method: spark_csv) cannot read "
+            ~ file_name ~ ". Rename the file, or load it with seed_load_method: sql_inserts. "
+            ~ "Nothing was written; the seed table is unchanged.") }}
     {%- endif -%}
     {#- dbt hashes a seed's file up to 1 MiB (its text, stripped as by Python's `str.strip`,
         SHA-256; a larger file has a checksum named `path`). Where it did, the scan compares
         the file Spark reads with it: a server or cluster that sees another copy of the
         project at the same path (another machine, a stale checkout) would otherwise load that
-        copy without a word. A scalar subquery, so that it adds no statement; Spark's
-        `binaryFile` gives no row for an empty file, whose hash is that of ''. -#}
+        copy without a word. Two copies that differ only in whitespace at the file's start or
+        end have one hash, and are not told apart. A scalar subquery, so that it adds no
+        statement, compared in SQL (a hash read back through dbt's agate could be typed as a
+        number); Spark's `binaryFile` gives no row for an empty file, whose hash is that of
+        ''. -#}
     {%- set checksum = model.get('checksum') or {} -%}
     {%- set dbt_sha256 = checksum.get('checksum') if checksum.get('name') == 'sha256' else none -%}
     {%- set scan = run_query(
@@ -68,20 +76,21 @@
         ~ " min_by(value, row_id)"
         ~ (", coalesce((select sha2(encode(btrim(decode(content, 'UTF-8'), '"
             ~ scd2_audit._scd2_seed_whitespace('chars') ~ "'), 'UTF-8'), 256) from binaryFile."
-            ~ scd2_audit._scd2_quote(path) ~ "), sha2(x'', 256))" if dbt_sha256 else "")
+            ~ scd2_audit._scd2_quote(path) ~ "), sha2(x'', 256)) = "
+            ~ scd2_audit._scd2_sql_string(dbt_sha256) if dbt_sha256 else "")
         ~ " from (select /*+ coalesce(1) */ * from (select value,"
         ~ " monotonically_increasing_id() as row_id from text." ~ scd2_audit._scd2_quote(path)
         ~ "))").rows[0] -%}
-    {%- if dbt_sha256 and scan[3] != dbt_sha256 -%}
+    {%- if dbt_sha256 and scan[3] is not true -%}
         {{ exceptions.raise_compiler_error(
             "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): Spark read "
-            ~ "another file at " ~ scd2_audit._scd2_seed_file(model) ~ " than the one dbt "
-            ~ "read there (their SHA-256 differ). Spark's CSV reader (seed_load_method: "
-            ~ "spark_csv) reads the file where Spark runs: a Thrift server or cluster on "
-            ~ "another machine sees its own copy at that path, if any, and a file changed "
-            ~ "since dbt parsed the project differs too. Load such a seed with "
-            ~ "seed_load_method: sql_inserts, or give Spark the project's folder at the same "
-            ~ "path (a shared filesystem). Nothing was written; the seed table is unchanged.") }}
+            ~ "another file at " ~ file ~ " than the one dbt read there (their SHA-256 "
+            ~ "differ). Spark's CSV reader (seed_load_method: spark_csv) reads the file where "
+            ~ "Spark runs: a Thrift server or cluster on another machine sees its own copy at "
+            ~ "that path, if any; load such a seed with seed_load_method: sql_inserts, or give "
+            ~ "Spark the project's folder at the same path (a shared filesystem). A file that "
+            ~ "changed after dbt read it differs too: run the seed again, and dbt reads it "
+            ~ "anew. Nothing was written; the seed table is unchanged.") }}
     {%- endif -%}
     {#- No line that Spark's reader does not skip as blank: no header. An empty file, blank
         lines, or a byte-order mark alone (Hadoop's line reader drops it, so the file has no

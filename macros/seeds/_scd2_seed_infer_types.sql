@@ -20,7 +20,8 @@
           beyond) makes the column `double` too: agate counts the places within Python's
           28-digit decimal context, and a number beyond it gives a count that is not 0
           (`1e30`, `1e308` or a 29-digit integer are `double` in stock dbt, and a bigint
-          cannot hold them);
+          cannot hold them). agate counts at most 28 places less the longest whole part, so a
+          column of a 28-digit whole number and `0.5` is `bigint` in dbt; `double` here;
         - `YYYY-MM-DD` dates: `date`; the year 0000 is none (Python's dates start at 1, and
           PySpark cannot read such a value back);
         - `YYYY-MM-DD HH:MM:SS` and ISO 8601 (`T`, fraction, zone) timestamps: `timestamp`;
@@ -36,7 +37,8 @@
         'fraction': '[.][0-9]*[1-9]',
         'date': '^(?!0000)[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$',
         'datetime': '^(?!0000)[0-9]{4}-[0-9]{1,2}-[0-9]{1,2} [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}$',
-        'iso': '^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$',
+        'iso': '^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?'
+            ~ scd2_audit._scd2_seed_zone_pattern() ~ '?$',
     } -%}
     {%- set query -%}
         with cells as (
@@ -63,8 +65,8 @@
                             when c rlike '[eE]' then try_cast(c as double) % 1 != 0
                             else c rlike '{{ patterns.fraction }}'
                         end or coalesce(
-                            abs(try_cast(c as decimal(38, 0))) >= 1E28BD,
-                            abs(try_cast(c as double)) >= 1E28
+                            abs(try_cast(c as decimal(38, 0))) >= 1e28bd,
+                            abs(try_cast(c as double)) >= 1e28
                         ), 2, 0)
                         + if(c rlike '{{ patterns.date }}' and try_cast(c as date) is not null, 0, 4)
                         + if(c rlike '{{ patterns.datetime }}' and try_cast(c as timestamp) is not null, 0, 8)

@@ -16,7 +16,8 @@
         `column_types`
         also takes a whole number written with a fraction of zeros (`2.0`, `-3.`), as stock
         dbt-spark's cast does, with the blanks and control characters around it that the cast
-        skips (code points up to U+0020: a tab, `\x0b`, `\x1c`...; `trim` takes spaces alone);
+        skips (code points up to U+0020 and U+007F: a tab, `\x0b`, `\x1c`...; `trim` takes
+        spaces alone);
         `1.5` fails, where that cast cuts it to 1.
         `decoded_by_spark`: the text comes from Spark's CSV reader, which puts U+FFFD for
         bytes that are not UTF-8 and says nothing; a row whose text cells hold it fails the load
@@ -50,7 +51,7 @@
         {%- elif name in inferred and type == 'timestamp' %}
         {%- set cast = 'try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value) ~ ' as timestamp)' %}
         {%- elif base_type in integer_types %}
-        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_extract(' ~ value ~ ", '^[\\\\x00-\\\\x20]*([+-]?[0-9]+)[.]0*[\\\\x00-\\\\x20]*\\\\z', 1) as " ~ type ~ '))' %}
+        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_extract(' ~ value ~ ", '^[\\\\x00-\\\\x20\\\\x7f]*([+-]?[0-9]+)[.]0*[\\\\x00-\\\\x20\\\\x7f]*\\\\z', 1) as " ~ type ~ '))' %}
         {%- else %}
         {%- set cast = 'try_cast(' ~ value ~ ' as ' ~ type ~ ')' %}
         {%- endif %}
