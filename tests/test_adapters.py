@@ -8,8 +8,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pyspark.sql import SparkSession
 
 from python_helpers.tooling.scratch import ScratchProject
+
+
+def _views(spark: SparkSession, schema: str) -> set[str]:
+    """The schema's views (`show views` lists the session's temporary views too)."""
+    rows = spark.sql(f"show views in {schema}").collect()
+    return {row.viewName for row in rows if not row.isTemporary}
 
 
 def test_a_view_model_changes_survives_a_failed_run_and_becomes_a_table(
@@ -113,11 +120,6 @@ def test_dbt_clone_makes_views_of_the_state_relations_on_iceberg(
     shutil.copy(prod.root / "target" / "manifest.json", state / "manifest.json")
     nodes = ["people", "people_table", "people_view", "people_snap", "people_events"]
 
-    def views(schema: str) -> set[str]:
-        """The schema's views (`show views` lists the session's temporary views too)."""
-        rows = spark.sql(f"show views in {schema}").collect()
-        return {row.viewName for row in rows if not row.isTemporary}
-
     def rows(table: str) -> list[tuple]:
         return [tuple(r) for r in spark.sql(f"select * from {table} order by 1").collect()]
 
@@ -128,12 +130,12 @@ def test_dbt_clone_makes_views_of_the_state_relations_on_iceberg(
     spark.sql("create or replace temporary view stray_temporary_view as select 1 as id")
     before = prod_contents()
     assert before == {"people": [(1, "ann"), (2, "bob")], "people_table": [(1, "ANN"), (2, "BOB")]}
-    assert views(prod.schema) == {"people_view"}
+    assert _views(spark, prod.schema) == {"people_view"}
 
     dev = ScratchProject(prod.root, prod.schema + "_dev", spark)
     clone = dev.dbt("clone", "--state", str(state))
     assert sorted(r.node.name for r in clone.result.results) == sorted(nodes)
-    assert views(dev.schema) == set(nodes)
+    assert _views(spark, dev.schema) == set(nodes)
     assert rows(dev.table("people_table")) == [(1, "ANN"), (2, "BOB")]
     assert rows(dev.table("people_view")) == [(1,), (2,)]
     snapshot = spark.sql(f"select id, name, dbt_valid_to from {dev.table('people_snap')}")
@@ -145,7 +147,7 @@ def test_dbt_clone_makes_views_of_the_state_relations_on_iceberg(
         (result,) = dev.dbt(*command, check=False).result.results
         assert str(result.status) == "error", result.status
         assert "is a view, where its history table belongs" in str(result.message), result
-    assert views(dev.schema) == set(nodes)
+    assert _views(spark, dev.schema) == set(nodes)
 
     # Views over the state: a change in prod shows in dev.
     spark.sql(f"insert into {prod.table('people_table')} values (3, 'CAT')")
@@ -159,14 +161,14 @@ def test_dbt_clone_makes_views_of_the_state_relations_on_iceberg(
     dev.dbt("clone", "--state", str(state))
     assert rows(dev.table("people_view")) == [(99,)]
     dev.dbt("clone", "--state", str(state), "--full-refresh")
-    assert views(dev.schema) == set(nodes)
+    assert _views(spark, dev.schema) == set(nodes)
     assert rows(dev.table("people_view")) == [(1,), (2,), (3,)]
     assert rows(dev.table("people_table")) == [(1, "ANN"), (2, "BOB"), (3, "CAT")]
 
     # A clone onto the state's own relations (prod's target) skips them: replacing a table by
     # a view over itself would drop it.
     prod.dbt("clone", "--state", str(state), "--full-refresh")
-    assert views(prod.schema) == {"people_view"}
+    assert _views(spark, prod.schema) == {"people_view"}
     assert rows(prod.table("people")) == before["people"]
     assert rows(prod.table("people_table")) == [(1, "ANN"), (2, "BOB"), (3, "CAT")]
 
@@ -248,9 +250,5 @@ def test_events_and_analyst_views_in_a_named_iceberg_catalog(
 
     project.dbt("run", "--select", "audit", "--vars", "{audit_as: table}")
     tables = {r.tableName for r in spark.sql(f"show tables in {project.schema}").collect()}
-    views = {
-        r.viewName
-        for r in spark.sql(f"show views in {project.schema}").collect()
-        if not r.isTemporary
-    }
+    views = _views(spark, project.schema)
     assert "audit" in tables and "audit" not in views, (tables, views)

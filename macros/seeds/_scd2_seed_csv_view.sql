@@ -72,7 +72,7 @@
     {%- set dbt_sha256 = checksum.get('checksum') if checksum.get('name') == 'sha256' else none -%}
     {%- set scan = run_query(
         "select bool_or(contains(value, '\"')),"
-        ~ " count_if(value >= '!' or value rlike '[^\\\\x00-\\\\x20]'),"
+        ~ " count_if(value >= '!' or value rlike '[^" ~ scd2_audit._scd2_seed_blanks() ~ "]'),"
         ~ " min_by(value, row_id)"
         ~ (", coalesce((select sha2(encode(btrim(decode(content, 'UTF-8'), '"
             ~ scd2_audit._scd2_seed_whitespace('chars') ~ "'), 'UTF-8'), 256) from binaryFile."
@@ -184,7 +184,7 @@
             where
                 case
                     when {{ bad_record }} is null then true
-                    when {{ bad_record }} rlike '^[\\x00-\\x20]*\\z' then false
+                    when {{ bad_record }} rlike '^[{{ scd2_audit._scd2_seed_blanks() }}]*\\z' then false
                     else raise_error(concat(
                         {{ scd2_audit._scd2_sql_string(where) }}, left({{ bad_record }}, 200),
                         {{ scd2_audit._scd2_sql_string(width) }},

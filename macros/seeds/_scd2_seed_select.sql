@@ -13,12 +13,10 @@
         does; their integers go through double as dbt's Python float binding does, unless they
         are plain integers, which are cast exactly, and their ISO timestamps written to the
         minute with a zone get their seconds (_scd2_seed_iso_sql). An integer type pinned in
-        `column_types`
-        also takes a whole number written with a fraction of zeros (`2.0`, `-3.`), as stock
-        dbt-spark's cast does, with the blanks and control characters around it that the cast
-        skips (code points up to U+0020 and U+007F: a tab, `\x0b`, `\x1c`...; `trim` takes
-        spaces alone);
-        `1.5` fails, where that cast cuts it to 1.
+        `column_types` also takes a whole number written with a fraction of zeros (`2.0`,
+        `-3.`), as stock dbt-spark's cast does, with the blanks and control characters around
+        it that the cast skips (_scd2_seed_blanks: a tab, `\x0b`, `\x1c`, DEL...; `trim` takes
+        spaces alone); `1.5` fails, where that cast cuts it to 1.
         `decoded_by_spark`: the text comes from Spark's CSV reader, which puts U+FFFD for
         bytes that are not UTF-8 and says nothing; a row whose text cells hold it fails the load
         (dbt's own reader fails on such a file; a file that holds U+FFFD itself loads with
@@ -27,6 +25,7 @@
     {%- set integer_types = ['tinyint', 'byte', 'smallint', 'short', 'int', 'integer', 'bigint',
         'long'] -%}
     {%- set first = scd2_audit._scd2_quote(columns[0]) -%}
+    {%- set blanks = scd2_audit._scd2_seed_blanks('number') -%}
     {%- set text_cells = [] -%}
     select
         {%- for name in columns %}
@@ -51,7 +50,7 @@
         {%- elif name in inferred and type == 'timestamp' %}
         {%- set cast = 'try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value) ~ ' as timestamp)' %}
         {%- elif base_type in integer_types %}
-        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_extract(' ~ value ~ ", '^[\\\\x00-\\\\x20\\\\x7f]*([+-]?[0-9]+)[.]0*[\\\\x00-\\\\x20\\\\x7f]*\\\\z', 1) as " ~ type ~ '))' %}
+        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_extract(' ~ value ~ ", '^[" ~ blanks ~ "]*([+-]?[0-9]+)[.]0*[" ~ blanks ~ "]*\\\\z', 1) as " ~ type ~ '))' %}
         {%- else %}
         {%- set cast = 'try_cast(' ~ value ~ ' as ' ~ type ~ ')' %}
         {%- endif %}
