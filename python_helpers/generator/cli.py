@@ -91,8 +91,10 @@ examples:
     %(prog)s 1000000 1000000 5 10 0.1 0.6 0.3 --format table --day 3
   day 2's change events, Debezium-shaped, with a tenth of them delivered twice:
     %(prog)s 10000 10000 5 10 0.2 0.4 0.4 --day 2 --events debezium --pct-duplicate 0.1
-  under spark-submit (any master):
-    .venv/bin/spark-submit --master local[2] python_helpers/generate.py 1000 1000 5 10 0.2 0.4 0.4
+  under spark-submit (any master), with the venv active (its spark-submit finds Spark
+  and Python through PATH):
+    source .venv/bin/activate
+    spark-submit --master local[2] python_helpers/generate.py 1000 1000 5 10 0.2 0.4 0.4
 
 exit status: 0 on success, 2 on a bad argument (nothing is written).
 """

@@ -235,8 +235,9 @@ def sizing_conf() -> dict[str, str]:
         # HotSpot does not JIT-compile a method of more than 8,000 bytes of bytecode
         # (-XX:+DontCompileHugeMethods), and Spark's default limit for a whole-stage codegen
         # method is 64 KiB: a wide projection (a seed's 16 checked casts) then runs
-        # interpreted, at about 3x the cost per row. At 8,000, as Spark's documentation of the
-        # setting advises on HotSpot, such a stage falls back to per-expression code instead.
+        # interpreted (what that costs: docs/performance.md, "Sizing Spark"). At 8,000, as
+        # Spark's documentation of the setting advises on HotSpot, such a stage falls back to
+        # per-expression code instead.
         "spark.sql.codegen.hugeMethodLimit": "8000",
     }
 
