@@ -243,6 +243,59 @@ def test_iso_timestamps_to_the_minute_with_a_zone_are_timestamps(
     ]
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_pinned_timestamps_take_the_iso_forms_inference_takes(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """A column pinned to the type dbt would infer loads what the unpinned column loads: a
+    `timestamp` takes `...T10:00Z` as the instant it names; a `timestamp_ntz` keeps its wall
+    time, the zone dropped, as Spark's cast of `...T10:00:00Z` does."""
+    table = _seed(
+        dbt_project,
+        "pinned_minutes",
+        ("id", "at", "wall"),
+        [
+            ["1", "2024-01-05T10:00Z", "2024-01-05T10:00Z"],
+            ["2", "2024-01-05T10:00+02:00", "2024-01-05T10:00+02:00"],
+            ["3", "2024-01-06 11:30:00", "2024-01-06T11:30"],
+            ["4", "", "null"],
+        ],
+        {"id": "int", "at": "timestamp", "wall": "timestamp_ntz"},
+        seed_load_method=method,
+    )
+    dbt_project.dbt("seed")
+    assert _types(spark, table) == {"id": "int", "at": "timestamp", "wall": "timestamp_ntz"}
+    assert _rows(spark, table) == [
+        (1, dt.datetime(2024, 1, 5, 10, 0), dt.datetime(2024, 1, 5, 10, 0)),
+        (2, dt.datetime(2024, 1, 5, 8, 0), dt.datetime(2024, 1, 5, 10, 0)),
+        (3, dt.datetime(2024, 1, 6, 11, 30), dt.datetime(2024, 1, 6, 11, 30)),
+        (4, None, None),
+    ]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_spelling_of_a_text_type_keeps_dbts_null_rule(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """`character(n)` is Spark's `char(n)` (a string column): an empty, blank or `null` cell
+    is NULL in it as in any text column, whichever loader reads the file."""
+    table = _seed(
+        dbt_project,
+        "spellings",
+        ("id", "a", "b", "c"),
+        [["1", "abc", "de", "f"], ["2", "", "  ", " NULL "], ["3", "null", "", "Null"]],
+        {"id": "int", "a": "character(5)", "b": "CHAR(4)", "c": "Varchar (3)"},
+        seed_load_method=method,
+    )
+    dbt_project.dbt("seed")
+    assert _types(spark, table) == {"id": "int", "a": "string", "b": "string", "c": "string"}
+    assert _rows(spark, table) == [
+        (1, "abc", "de", "f"),
+        (2, None, None, None),
+        (3, None, None, None),
+    ]
+
+
 def _day1(project: ScratchProject, method: str) -> str:
     write_csv(
         project.root / "seeds" / "daily.csv",
@@ -813,9 +866,13 @@ def test_a_relative_project_dir_loads_the_seed_from_the_working_directory(
 def test_whole_numbers_with_zero_fractions_load_into_integer_types(
     dbt_project: ScratchProject, spark: SparkSession, method: str
 ) -> None:
-    """Stock dbt-spark casts a pinned int column's text: `2.0` loads as 2. An integer type
-    takes a whole number written with zero fractions; `1.5` still fails (it cannot hold it)."""
-    dbt_project.write_seed("wholes", "id,n,m", ["1,2.0,-3.", "2, 7 ,+5.00", "3,,0"])
+    """Stock dbt-spark casts a pinned int column's text: `2.0` loads as 2, `.0` as 0. An
+    integer type takes a whole number written with zero fractions; `1.5`, a lone `.` (which
+    that cast makes 0) and an exponent still fail. The message quotes up to 200 characters
+    of the value."""
+    dbt_project.write_seed(
+        "wholes", "id,n,m", ["1,2.0,-3.", "2, 7 ,+5.00", "3,,0", "4,.0,-.00", "5,+.0,0."]
+    )
     dbt_project.write(
         "seeds/wholes.yml",
         seed_properties(
@@ -823,11 +880,18 @@ def test_whole_numbers_with_zero_fractions_load_into_integer_types(
         ),
     )
     dbt_project.dbt("seed")
-    assert _rows(spark, dbt_project.table("wholes")) == [(1, 2, -3), (2, 7, 5), (3, None, 0)]
-    dbt_project.write_seed("wholes", "id,n,m", ["1,1.5,0"])
+    loaded = [(1, 2, -3), (2, 7, 5), (3, None, 0), (4, 0, 0), (5, 0, 0)]
+    assert _rows(spark, dbt_project.table("wholes")) == loaded
+    for value in ("1.5", ".", "1e2"):
+        dbt_project.write_seed("wholes", "id,n,m", [f"1,{value},0"])
+        step = dbt_project.dbt("seed", check=False)
+        _assert_seed_failed(step, f"the value '{value}' is not a valid int")
+        assert _rows(spark, dbt_project.table("wholes")) == loaded
+    dbt_project.write_seed("wholes", "id,n,m", [f"1,{'9' * 300},0"])
     step = dbt_project.dbt("seed", check=False)
-    _assert_seed_failed(step, "the value '1.5' is not a valid int")
-    assert _rows(spark, dbt_project.table("wholes")) == [(1, 2, -3), (2, 7, 5), (3, None, 0)]
+    _assert_seed_failed(step, f"the value '{'9' * 200}' is not a valid int (malformed, or beyond")
+    assert "9" * 201 not in step.result.results[0].message
+    assert _rows(spark, dbt_project.table("wholes")) == loaded
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -1,22 +1,26 @@
 {% macro _scd2_seed_select(model, relation, columns, types, inferred, decoded_by_spark=false) -%}
     {#-
-        The seed's rows with their types, from `relation`, where every column is text.
-        Each column: NULL by dbt's rule (`_scd2_seed_null_sql`), else the text cast to its type
-        with Spark's `cast`, as dbt-spark's `cast(<value> as <type>)` does, so a loaded value is
-        the one stock dbt would load. A typed column tests dbt's rule only where the cast gives
-        NULL (every text dbt reads as NULL casts to NULL), which keeps the common path to one
-        cast per cell. Text types (string, varchar, char, binary) take any text, so their cells
-        are tested for NULL first. Where stock dbt loads a NULL without a word (Spark's cast
-        of a malformed value, e.g. 'abc' as double), the load fails instead, naming the seed,
-        its file, the column, the value and the row (by its first column), before anything is
-        written. Columns in `inferred` (no `column_types` entry) are stripped first, as agate
-        does; their integers go through double as dbt's Python float binding does, unless they
-        are plain integers, which are cast exactly, and their ISO timestamps written to the
-        minute with a zone get their seconds (_scd2_seed_iso_sql). An integer type pinned in
-        `column_types` also takes a whole number written with a fraction of zeros (`2.0`,
-        `-3.`), as stock dbt-spark's cast does, with the blanks and control characters around
-        it that the cast skips (_scd2_seed_blanks: a tab, `\x0b`, `\x1c`, DEL...; `trim` takes
-        spaces alone); `1.5` fails, where that cast cuts it to 1.
+        The seed's rows with their types, from `relation`, where every column is text. Each
+        column: NULL by dbt's rule (`_scd2_seed_null_sql`), else the text cast to its type
+        with Spark's `cast`, as dbt-spark's `cast(<value> as <type>)` does, so a loaded
+        value is the one stock dbt would load. A typed column tests dbt's rule only where
+        the cast gives NULL (every text dbt reads as NULL casts to NULL), which keeps the
+        common path to one cast per cell. Text types (string, varchar, char or character,
+        binary) take any text, so their cells are tested for NULL first. Where stock dbt
+        loads a NULL without a word (Spark's cast of a malformed value, e.g. 'abc' as
+        double), the load fails instead, naming the seed, its file, the column, the value
+        and the row (by its first column), before anything is written. Columns in `inferred`
+        (no `column_types` entry) are stripped first, as agate does; their integers go
+        through double as dbt's Python float binding does, unless they are plain integers,
+        which are cast exactly, and their ISO timestamps written to the minute with a zone
+        get their seconds (_scd2_seed_iso_sql), as do those of a timestamp type pinned in
+        `column_types` where the cast alone fails (a pinned timestamp column loads what the
+        inferred one would). An integer type pinned in `column_types` also takes a whole
+        number written with a fraction of zeros (`2.0`, `-3.`, `.0`: the cast's 0), as stock
+        dbt-spark's cast does, with the blanks and control characters around it that the
+        cast skips (_scd2_seed_blanks: a tab, `\x0b`, `\x1c`, DEL...; `trim` takes spaces
+        alone); `1.5` fails, where that cast cuts it to 1, and so does a lone `.`, which it
+        makes 0. The message quotes up to 200 characters of the value and the row.
         `decoded_by_spark`: the text comes from Spark's CSV reader, which puts U+FFFD for
         bytes that are not UTF-8 and says nothing; a row whose text cells hold it fails the load
         (dbt's own reader fails on such a file; a file that holds U+FFFD itself loads with
@@ -33,24 +37,26 @@
         {%- set type = types[name] | string | trim %}
         {%- set value = scd2_audit._scd2_seed_trim_sql(cell) if name in inferred else cell %}
         {%- set base_type = type | lower | replace(' ', '') %}
-        {%- if base_type == 'string' or base_type == 'binary' or base_type.startswith('varchar(')
-            or base_type.startswith('char(') %}
+        {%- if base_type in ['string', 'binary'] or base_type.startswith('varchar(')
+            or base_type.startswith('char(') or base_type.startswith('character(') %}
         {%- set text = cell if base_type == 'string' else 'cast(' ~ cell ~ ' as ' ~ type ~ ')' %}
         {%- do text_cells.append(cell) %}
         case when {{ scd2_audit._scd2_seed_null_sql(cell) }} then null else {{ text }} end as {{ cell }}
         {%- else %}
         {%- set where = "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path']
             ~ "): column '" ~ name ~ "' (" ~ type ~ "): the value '" %}
-        {%- set row = "' is not a valid " ~ type ~ " (in the row whose first column "
-            ~ columns[0] ~ " is '" %}
-        {%- set remedy = "'). Fix the value, or the column's type in the seed's column_types. "
+        {%- set row = "' is not a valid " ~ type ~ " (malformed, or beyond the type's range or "
+            ~ "precision), in the row whose first column " ~ columns[0] ~ " is '" %}
+        {%- set remedy = "'. Fix the value, or the column's type in the seed's column_types. "
             ~ "Nothing was written; the seed table is unchanged." %}
         {%- if name in inferred and type == 'bigint' %}
         {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as bigint), try_cast(try_cast(' ~ value ~ ' as double) as bigint))' %}
         {%- elif name in inferred and type == 'timestamp' %}
         {%- set cast = 'try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value) ~ ' as timestamp)' %}
+        {%- elif base_type in ['timestamp', 'timestamp_ntz', 'timestamp_ltz'] %}
+        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value) ~ ' as ' ~ type ~ '))' %}
         {%- elif base_type in integer_types %}
-        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_extract(' ~ value ~ ", '^[" ~ blanks ~ "]*([+-]?[0-9]+)[.]0*[" ~ blanks ~ "]*\\\\z', 1) as " ~ type ~ '))' %}
+        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_replace(' ~ value ~ ", '^[" ~ blanks ~ "]*([+-]?)(?:([0-9]+)[.]0*|[.](0)0*)[" ~ blanks ~ "]*\\\\z', '$1$2$3') as " ~ type ~ '))' %}
         {%- else %}
         {%- set cast = 'try_cast(' ~ value ~ ' as ' ~ type ~ ')' %}
         {%- endif %}
@@ -59,8 +65,8 @@
             case
                 when {{ cell }} is null or {{ scd2_audit._scd2_seed_null_sql(cell) }} then null
                 else raise_error(concat(
-                    {{ scd2_audit._scd2_sql_string(where) }}, {{ cell }},
-                    {{ scd2_audit._scd2_sql_string(row) }}, coalesce({{ first }}, 'null'),
+                    {{ scd2_audit._scd2_sql_string(where) }}, left({{ cell }}, 200),
+                    {{ scd2_audit._scd2_sql_string(row) }}, left(coalesce({{ first }}, 'null'), 200),
                     {{ scd2_audit._scd2_sql_string(remedy) }}
                 ))
             end
