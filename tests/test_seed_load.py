@@ -253,23 +253,40 @@ def test_pinned_timestamps_take_the_iso_forms_inference_takes(
     table = _seed(
         dbt_project,
         "pinned_minutes",
-        ("id", "at", "wall"),
+        ("id", "at", "wall", "local"),
         [
-            ["1", "2024-01-05T10:00Z", "2024-01-05T10:00Z"],
-            ["2", "2024-01-05T10:00+02:00", "2024-01-05T10:00+02:00"],
-            ["3", "2024-01-06 11:30:00", "2024-01-06T11:30"],
-            ["4", "", "null"],
+            ["1", "2024-01-05T10:00Z", "2024-01-05T10:00Z", "2024-01-05T10:00Z"],
+            ["2", "2024-01-05T10:00+02:00", "2024-01-05T10:00+02:00", "2024-01-05T10:00+02"],
+            ["3", "2024-01-06 11:30:00", "2024-01-06T11:30", "2024-01-06T23:15-0130"],
+            ["4", " 2024-01-05T10:00Z\t", "\x0b2024-01-05T10:00+02:00 ", ""],
+            ["5", "", "null", " NULL "],
         ],
-        {"id": "int", "at": "timestamp", "wall": "timestamp_ntz"},
+        {"id": "int", "at": " TIMESTAMP ", "wall": "Timestamp_NTZ", "local": "timestamp_ltz"},
         seed_load_method=method,
     )
     dbt_project.dbt("seed")
-    assert _types(spark, table) == {"id": "int", "at": "timestamp", "wall": "timestamp_ntz"}
+    assert _types(spark, table) == {
+        "id": "int",
+        "at": "timestamp",
+        "wall": "timestamp_ntz",
+        "local": "timestamp",
+    }
     assert _rows(spark, table) == [
-        (1, dt.datetime(2024, 1, 5, 10, 0), dt.datetime(2024, 1, 5, 10, 0)),
-        (2, dt.datetime(2024, 1, 5, 8, 0), dt.datetime(2024, 1, 5, 10, 0)),
-        (3, dt.datetime(2024, 1, 6, 11, 30), dt.datetime(2024, 1, 6, 11, 30)),
-        (4, None, None),
+        (1, *[dt.datetime(2024, 1, 5, 10, 0)] * 3),
+        (
+            2,
+            dt.datetime(2024, 1, 5, 8, 0),
+            dt.datetime(2024, 1, 5, 10, 0),
+            dt.datetime(2024, 1, 5, 8, 0),
+        ),
+        (
+            3,
+            dt.datetime(2024, 1, 6, 11, 30),
+            dt.datetime(2024, 1, 6, 11, 30),
+            dt.datetime(2024, 1, 7, 0, 45),
+        ),
+        (4, dt.datetime(2024, 1, 5, 10, 0), dt.datetime(2024, 1, 5, 10, 0), None),
+        (5, None, None, None),
     ]
 
 
@@ -718,14 +735,23 @@ def test_blank_lines_are_skipped_and_not_counted(
     dbt_project: ScratchProject, spark: SparkSession
 ) -> None:
     """Without a `"` in the file, the seed's result counts the records from its scan of the
-    file's lines: blank and whitespace-only lines (skipped by the CSV reader, as empty lines are
-    by Python's csv module) count as nothing, with LF, CRLF and CR line ends."""
+    file's lines: blank and whitespace-only lines (skipped by the CSV reader; stock dbt loads
+    each as a row of NULLs) count as nothing, with LF, CRLF and CR line ends. In a file of one
+    column read whole (it has a `"`), a line of spaces is that column's blank cell, a row with
+    NULL, as in stock dbt; an empty line is skipped there too."""
     text = "id,name\n1,a\n\n2,b\r\n   \r\n\t\r3,c\n\n"
     (dbt_project.root / "seeds" / "gappy.csv").write_bytes(text.encode())
     dbt_project.write("seeds/gappy.yml", seed_properties("gappy", {"id": "int"}))
     step = dbt_project.dbt("seed")
     assert step.result.results[0].message == "CREATE 3"
     assert _rows(spark, dbt_project.table("gappy")) == [(1, "a"), (2, "b"), (3, "c")]
+    (dbt_project.root / "seeds" / "single.csv").write_bytes(b'name\n"a"\n\n   \nb\n')
+    dbt_project.dbt("seed", "--select", "single")
+    assert _rows(spark, dbt_project.table("single"), "name nulls first") == [
+        (None,),
+        ("a",),
+        ("b",),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -871,7 +897,9 @@ def test_whole_numbers_with_zero_fractions_load_into_integer_types(
     that cast makes 0) and an exponent still fail. The message quotes up to 200 characters
     of the value."""
     dbt_project.write_seed(
-        "wholes", "id,n,m", ["1,2.0,-3.", "2, 7 ,+5.00", "3,,0", "4,.0,-.00", "5,+.0,0."]
+        "wholes",
+        "id,n,m",
+        ["1,2.0,-3.", "2, 7 ,+5.00", "3,,0", "4,.0,-.00", "5,+.0,0.", "6,\t.0,-.0\x7f"],
     )
     dbt_project.write(
         "seeds/wholes.yml",
@@ -880,16 +908,18 @@ def test_whole_numbers_with_zero_fractions_load_into_integer_types(
         ),
     )
     dbt_project.dbt("seed")
-    loaded = [(1, 2, -3), (2, 7, 5), (3, None, 0), (4, 0, 0), (5, 0, 0)]
+    loaded = [(1, 2, -3), (2, 7, 5), (3, None, 0), (4, 0, 0), (5, 0, 0), (6, 0, 0)]
     assert _rows(spark, dbt_project.table("wholes")) == loaded
-    for value in ("1.5", ".", "1e2"):
+    for value in ("1.5", ".", "+.", "-.", "1e2"):
         dbt_project.write_seed("wholes", "id,n,m", [f"1,{value},0"])
         step = dbt_project.dbt("seed", check=False)
         _assert_seed_failed(step, f"the value '{value}' is not a valid int")
         assert _rows(spark, dbt_project.table("wholes")) == loaded
     dbt_project.write_seed("wholes", "id,n,m", [f"1,{'9' * 300},0"])
     step = dbt_project.dbt("seed", check=False)
-    _assert_seed_failed(step, f"the value '{'9' * 200}' is not a valid int (malformed, or beyond")
+    _assert_seed_failed(
+        step, f"the value '{'9' * 200}...' is not a valid int (malformed, or beyond"
+    )
     assert "9" * 201 not in step.result.results[0].message
     assert _rows(spark, dbt_project.table("wholes")) == loaded
 
@@ -922,21 +952,29 @@ def test_bytes_that_are_not_utf8_fail_and_leave_yesterdays_table(
     dbt_project: ScratchProject, spark: SparkSession
 ) -> None:
     """Spark's CSV reader puts U+FFFD for bytes that are not UTF-8 and says nothing; dbt's own
-    reader fails on such a file. Files over 1 MiB, which dbt's parser does not read."""
-    padding = [f"{n},{n:>1000}" for n in range(2, 1_100)]
-    path = dbt_project.write_seed("latin", "id,name", ["1,Jose", *padding])
-    dbt_project.write("seeds/latin.yml", seed_properties("latin", {"id": "int"}))
+    reader fails on such a file. Files over 1 MiB, which dbt's parser does not read. Every
+    text type is checked: `code` is a `character(5)`, Spark's other spelling of `char(5)`."""
+    padding = [f"{n},{n:>1000},ab" for n in range(2, 1_100)]
+    path = dbt_project.write_seed("latin", "id,name,code", ["1,Jose,ab", *padding])
+    dbt_project.write(
+        "seeds/latin.yml", seed_properties("latin", {"id": "int", "code": "character(5)"})
+    )
     dbt_project.dbt("seed")
     table = dbt_project.table("latin")
     before = _iceberg_state(spark, table)
-    path.write_bytes(path.read_bytes().replace(b"1,Jose", b"1,Jos\xe9"))
-    step = dbt_project.dbt("seed", check=False)
-    _assert_seed_failed(
-        step,
-        "the row whose first column id is '1' holds U+FFFD",
-        "in its text cells 'Jos\ufffd'. Save the file as UTF-8",
-    )
-    assert _iceberg_state(spark, table) == before
+    good = path.read_bytes()
+    for bad, cells in (
+        (b"1,Jos\xe9,ab", "'Jos\ufffd', 'ab'"),
+        (b"1,Jose,a\xe9", "'Jose', 'a\ufffd'"),
+    ):
+        path.write_bytes(good.replace(b"1,Jose,ab", bad))
+        step = dbt_project.dbt("seed", check=False)
+        _assert_seed_failed(
+            step,
+            "the row whose first column id is '1' holds U+FFFD",
+            f"in its text cells {cells}. Save the file as UTF-8",
+        )
+        assert _iceberg_state(spark, table) == before
     # A header cell of such bytes fails the same way, before any Spark job reads the rows.
     path.write_bytes(path.read_bytes().replace(b"id,name", b"id,n\xe4me", 1))
     step = dbt_project.dbt("seed", check=False)

@@ -152,7 +152,9 @@
     {%- endcall -%}
     {#- Records not as wide as the header fail the load, naming the first one; a line of
         blanks alone, which Spark's line-by-line read skips, is skipped by the whole-file read
-        too (where it is a one-cell record). `\z`, not `$`: Java's `$` also matches before a
+        too (where it is a one-cell record), except in a file of one column, where such a
+        line is as wide as the header: its blank cell, NULL by dbt's rule, as stock dbt loads
+        it (the reader skips an empty line there itself). `\z`, not `$`: Java's `$` also matches before a
         last U+0085, U+2028 or U+2029, which skipped a line of such a character unnoticed
         and miscounted. A file read whole takes every line's end from
         its first line: a header ending in LF before rows ending in CRLF leaves a CR at the
@@ -186,7 +188,8 @@
                     when {{ bad_record }} is null then true
                     when {{ bad_record }} rlike '^[{{ scd2_audit._scd2_seed_blanks() }}]*\\z' then false
                     else raise_error(concat(
-                        {{ scd2_audit._scd2_sql_string(where) }}, left({{ bad_record }}, 200),
+                        {{ scd2_audit._scd2_sql_string(where) }},
+                        {{ scd2_audit._scd2_seed_excerpt_sql(bad_record) }},
                         {{ scd2_audit._scd2_sql_string(width) }},
                         case
                             when {{ quoted | lower }} and {{ bad_record }} rlike '[\\r\\n]'

@@ -10,7 +10,7 @@
           does not escape its bindings, so an apostrophe broke the seed). Both give text
           columns; `_scd2_seed_select` types them as stock dbt would (dbt's NULL rule,
           `column_types`, else dbt's type inference) and fails on a value its type cannot
-          hold, where stock dbt loads a NULL.
+          hold, where stock dbt loads a NULL (the other differences: docs/seeds.md).
         - Writing: stock dbt-spark drops the table, creates it and inserts batches, so a
           failed or killed seed leaves no table or an empty one, and the next snapshot sees
           an empty source. Here one `create or replace table ... as select` replaces the

@@ -3,7 +3,8 @@
         The seed's rows with their types, from `relation`, where every column is text. Each
         column: NULL by dbt's rule (`_scd2_seed_null_sql`), else the text cast to its type
         with Spark's `cast`, as dbt-spark's `cast(<value> as <type>)` does, so a loaded
-        value is the one stock dbt would load. A typed column tests dbt's rule only where
+        value is the one stock dbt would load, but for the differences below (all in
+        docs/seeds.md). A typed column tests dbt's rule only where
         the cast gives NULL (every text dbt reads as NULL casts to NULL), which keeps the
         common path to one cast per cell. Text types (string, varchar, char or character,
         binary) take any text, so their cells are tested for NULL first. Where stock dbt
@@ -15,12 +16,13 @@
         which are cast exactly, and their ISO timestamps written to the minute with a zone
         get their seconds (_scd2_seed_iso_sql), as do those of a timestamp type pinned in
         `column_types` where the cast alone fails (a pinned timestamp column loads what the
-        inferred one would). An integer type pinned in `column_types` also takes a whole
+        inferred one would, where stock dbt-spark's cast loads NULL). An integer type pinned in `column_types` also takes a whole
         number written with a fraction of zeros (`2.0`, `-3.`, `.0`: the cast's 0), as stock
         dbt-spark's cast does, with the blanks and control characters around it that the
         cast skips (_scd2_seed_blanks: a tab, `\x0b`, `\x1c`, DEL...; `trim` takes spaces
         alone); `1.5` fails, where that cast cuts it to 1, and so does a lone `.`, which it
-        makes 0. The message quotes up to 200 characters of the value and the row.
+        makes 0. The message quotes the value and the row's first cell up to 200 characters
+        (_scd2_seed_excerpt_sql).
         `decoded_by_spark`: the text comes from Spark's CSV reader, which puts U+FFFD for
         bytes that are not UTF-8 and says nothing; a row whose text cells hold it fails the load
         (dbt's own reader fails on such a file; a file that holds U+FFFD itself loads with
@@ -54,7 +56,7 @@
         {%- elif name in inferred and type == 'timestamp' %}
         {%- set cast = 'try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value) ~ ' as timestamp)' %}
         {%- elif base_type in ['timestamp', 'timestamp_ntz', 'timestamp_ltz'] %}
-        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value) ~ ' as ' ~ type ~ '))' %}
+        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value, blanks) ~ ' as ' ~ type ~ '))' %}
         {%- elif base_type in integer_types %}
         {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_replace(' ~ value ~ ", '^[" ~ blanks ~ "]*([+-]?)(?:([0-9]+)[.]0*|[.](0)0*)[" ~ blanks ~ "]*\\\\z', '$1$2$3') as " ~ type ~ '))' %}
         {%- else %}
@@ -65,8 +67,10 @@
             case
                 when {{ cell }} is null or {{ scd2_audit._scd2_seed_null_sql(cell) }} then null
                 else raise_error(concat(
-                    {{ scd2_audit._scd2_sql_string(where) }}, left({{ cell }}, 200),
-                    {{ scd2_audit._scd2_sql_string(row) }}, left(coalesce({{ first }}, 'null'), 200),
+                    {{ scd2_audit._scd2_sql_string(where) }},
+                    {{ scd2_audit._scd2_seed_excerpt_sql(cell) }},
+                    {{ scd2_audit._scd2_sql_string(row) }},
+                    {{ scd2_audit._scd2_seed_excerpt_sql('coalesce(' ~ first ~ ", 'null')") }},
                     {{ scd2_audit._scd2_sql_string(remedy) }}
                 ))
             end
@@ -88,9 +92,11 @@
         case
             when {% for cell in text_cells %}contains({{ cell }}, '\ufffd'){{ ' or ' if not loop.last }}{% endfor %}
                 then raise_error(concat(
-                    {{ scd2_audit._scd2_sql_string(where) }}, coalesce({{ first }}, 'null'),
+                    {{ scd2_audit._scd2_sql_string(where) }},
+                    {{ scd2_audit._scd2_seed_excerpt_sql('coalesce(' ~ first ~ ", 'null')") }},
                     {{ scd2_audit._scd2_sql_string(row) }},
-                    concat_ws('\', \'', {{ text_cells | join(', ') }}),
+                    {{ scd2_audit._scd2_seed_excerpt_sql(
+                        "concat_ws('\\', \\'', " ~ text_cells | join(', ') ~ ")") }},
                     {{ scd2_audit._scd2_sql_string(remedy) }}
                 ))
             else true
