@@ -151,15 +151,15 @@
             view_name, path, delimiter, quoted, names, bad_record) }}
     {%- endcall -%}
     {#- Records not as wide as the header fail the load, naming the first one; a line of
-        blanks alone, which Spark's line-by-line read skips, is skipped by the whole-file read
-        too (where it is a one-cell record), except in a file of one column, where such a
-        line is as wide as the header: its blank cell, NULL by dbt's rule, as stock dbt loads
-        it (the reader skips an empty line there itself). `\z`, not `$`: Java's `$` also matches before a
-        last U+0085, U+2028 or U+2029, which skipped a line of such a character unnoticed
-        and miscounted. A file read whole takes every line's end from
+        blanks alone, which Spark's line-by-line read skips, is skipped by the whole-file
+        read too (where it is a one-cell record), except in a file of one column, where such
+        a line is as wide as the header: its blank cell, NULL by dbt's rule, as stock dbt
+        loads it (the reader skips an empty line there itself). `\z`, not `$`: Java's `$`
+        also matches before a last U+0085, U+2028 or U+2029, which skipped a line of such a
+        character unnoticed and miscounted. A file read whole takes every line's end from
         its first line: a header ending in LF before rows ending in CRLF leaves a CR at the
-        end of each row's last cell, taken off here (a CR ending a quoted last cell goes too;
-        dbt's own reader turns it into a line feed). -#}
+        end of each row's last cell, taken off here (a CR ending a quoted last cell goes
+        too; dbt's own reader turns it into a line feed). -#}
     {%- set where = "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): the "
         ~ "record '" -%}
     {%- set width = "' does not have the header's " ~ names | length ~ " cells ("

@@ -3,12 +3,12 @@
         SQL that gives the text `cell` with seconds added to an ISO 8601 timestamp written
         to the minute with a zone (`2024-01-05T10:00Z`, `...T10:00+02:00`), which dbt reads as
         a timestamp and Spark's cast does not (it takes `...T10:00` and `...T10:00:00Z`); any
-        other text as it is. For the columns dbt's inference types `timestamp`: their test
-        (_scd2_seed_infer_types) and their cast (_scd2_seed_select), on text already
-        stripped; and for the timestamp types pinned in `column_types`, where the cast alone
-        fails, on the text as it is: `blanks` (the inside of a regular-expression class,
-        _scd2_seed_blanks) are then taken off around it, as Spark's cast skips them. `\z`,
-        not `$`, which Java also matches before a last line terminator.
+        other text as it is. For the type inference's test of a column (_scd2_seed_infer_types,
+        on text already stripped), and for the cast of every timestamp column, inferred or
+        pinned in `column_types`, where the cast alone fails (_scd2_seed_select): `blanks`
+        (the inside of a regular-expression class, _scd2_seed_blanks) are then taken off
+        around it, as Spark's cast skips them. `\z`, not `$`, which Java also matches before
+        a last line terminator.
     -#}
     {%- set around = '[' ~ blanks ~ ']*' if blanks else '' -%}
     {{- return(

@@ -4,25 +4,25 @@
         column: NULL by dbt's rule (`_scd2_seed_null_sql`), else the text cast to its type
         with Spark's `cast`, as dbt-spark's `cast(<value> as <type>)` does, so a loaded
         value is the one stock dbt would load, but for the differences below (all in
-        docs/seeds.md). A typed column tests dbt's rule only where
-        the cast gives NULL (every text dbt reads as NULL casts to NULL), which keeps the
-        common path to one cast per cell. Text types (string, varchar, char or character,
-        binary) take any text, so their cells are tested for NULL first. Where stock dbt
-        loads a NULL without a word (Spark's cast of a malformed value, e.g. 'abc' as
-        double), the load fails instead, naming the seed, its file, the column, the value
-        and the row (by its first column), before anything is written. Columns in `inferred`
-        (no `column_types` entry) are stripped first, as agate does; their integers go
-        through double as dbt's Python float binding does, unless they are plain integers,
-        which are cast exactly, and their ISO timestamps written to the minute with a zone
-        get their seconds (_scd2_seed_iso_sql), as do those of a timestamp type pinned in
-        `column_types` where the cast alone fails (a pinned timestamp column loads what the
-        inferred one would, where stock dbt-spark's cast loads NULL). An integer type pinned in `column_types` also takes a whole
-        number written with a fraction of zeros (`2.0`, `-3.`, `.0`: the cast's 0), as stock
-        dbt-spark's cast does, with the blanks and control characters around it that the
-        cast skips (_scd2_seed_blanks: a tab, `\x0b`, `\x1c`, DEL...; `trim` takes spaces
-        alone); `1.5` fails, where that cast cuts it to 1, and so does a lone `.`, which it
-        makes 0. The message quotes the value and the row's first cell up to 200 characters
-        (_scd2_seed_excerpt_sql).
+        docs/seeds.md). A typed column tests dbt's rule only where the cast gives NULL
+        (every text dbt reads as NULL casts to NULL), which keeps the common path to one
+        cast per cell. Text types (string, varchar, char or character, binary) take any
+        text, so their cells are tested for NULL first. Where stock dbt loads a NULL without
+        a word (Spark's cast of a malformed value, e.g. 'abc' as double), the load fails
+        instead, naming the seed, its file, the column, the value and the row (by its first
+        column), before anything is written. Columns in `inferred` (no `column_types` entry)
+        are stripped first, as agate does; their integers go through double as dbt's Python
+        float binding does, unless they are plain integers, which are cast exactly, and a
+        timestamp column, inferred or pinned in `column_types`, gives its ISO timestamps
+        written to the minute with a zone their seconds where the cast alone fails
+        (_scd2_seed_iso_sql; so a pinned timestamp column loads what the inferred one
+        would, where stock dbt-spark's cast loads NULL). An integer type pinned in `column_types`
+        also takes a whole number written with a fraction of zeros (`2.0`, `-3.`, `.0`: the
+        cast's 0), as stock dbt-spark's cast does, with the blanks and control characters
+        around it that the cast skips (_scd2_seed_blanks: a tab, `\x0b`, `\x1c`, DEL...;
+        `trim` takes spaces alone); `1.5` fails, where that cast cuts it to 1, and so does a
+        lone `.`, which it makes 0. The message quotes the value and the row's first cell up
+        to 200 characters (_scd2_seed_excerpt_sql).
         `decoded_by_spark`: the text comes from Spark's CSV reader, which puts U+FFFD for
         bytes that are not UTF-8 and says nothing; a row whose text cells hold it fails the load
         (dbt's own reader fails on such a file; a file that holds U+FFFD itself loads with
@@ -32,6 +32,7 @@
         'long'] -%}
     {%- set first = scd2_audit._scd2_quote(columns[0]) -%}
     {%- set blanks = scd2_audit._scd2_seed_blanks('number') -%}
+    {%- set first_excerpt = scd2_audit._scd2_seed_excerpt_sql('coalesce(' ~ first ~ ", 'null')") -%}
     {%- set text_cells = [] -%}
     select
         {%- for name in columns %}
@@ -53,8 +54,6 @@
             ~ "Nothing was written; the seed table is unchanged." %}
         {%- if name in inferred and type == 'bigint' %}
         {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as bigint), try_cast(try_cast(' ~ value ~ ' as double) as bigint))' %}
-        {%- elif name in inferred and type == 'timestamp' %}
-        {%- set cast = 'try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value) ~ ' as timestamp)' %}
         {%- elif base_type in ['timestamp', 'timestamp_ntz', 'timestamp_ltz'] %}
         {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value, blanks) ~ ' as ' ~ type ~ '))' %}
         {%- elif base_type in integer_types %}
@@ -70,7 +69,7 @@
                     {{ scd2_audit._scd2_sql_string(where) }},
                     {{ scd2_audit._scd2_seed_excerpt_sql(cell) }},
                     {{ scd2_audit._scd2_sql_string(row) }},
-                    {{ scd2_audit._scd2_seed_excerpt_sql('coalesce(' ~ first ~ ", 'null')") }},
+                    {{ first_excerpt }},
                     {{ scd2_audit._scd2_sql_string(remedy) }}
                 ))
             end
@@ -93,7 +92,7 @@
             when {% for cell in text_cells %}contains({{ cell }}, '\ufffd'){{ ' or ' if not loop.last }}{% endfor %}
                 then raise_error(concat(
                     {{ scd2_audit._scd2_sql_string(where) }},
-                    {{ scd2_audit._scd2_seed_excerpt_sql('coalesce(' ~ first ~ ", 'null')") }},
+                    {{ first_excerpt }},
                     {{ scd2_audit._scd2_sql_string(row) }},
                     {{ scd2_audit._scd2_seed_excerpt_sql(
                         "concat_ws('\\', \\'', " ~ text_cells | join(', ') ~ ")") }},
