@@ -187,17 +187,17 @@
                 case
                     when {{ bad_record }} is null then true
                     when {{ bad_record }} rlike '^[{{ scd2_audit._scd2_seed_blanks() }}]*\\z' then false
-                    else raise_error(concat(
-                        {{ scd2_audit._scd2_sql_string(where) }},
-                        {{ scd2_audit._scd2_seed_excerpt_sql(bad_record) }},
-                        {{ scd2_audit._scd2_sql_string(width) }},
-                        case
+                    else raise_error(
+                        {{ scd2_audit._scd2_sql_string(where) }}
+                        || {{ scd2_audit._scd2_seed_excerpt_sql(bad_record) }}
+                        || {{ scd2_audit._scd2_sql_string(width) }}
+                        || case
                             when {{ quoted | lower }} and {{ bad_record }} rlike '[\\r\\n]'
                                 then {{ scd2_audit._scd2_sql_string(line_ends) }}
                             else ''
-                        end,
-                        {{ scd2_audit._scd2_sql_string(remedy) }}
-                    ))
+                        end
+                        || {{ scd2_audit._scd2_sql_string(remedy) }}
+                    )
                 end
         ) as scd2_seed_records
     {%- endset -%}

@@ -27,12 +27,24 @@
         bytes that are not UTF-8 and says nothing; a row whose text cells hold it fails the load
         (dbt's own reader fails on such a file; a file that holds U+FFFD itself loads with
         `seed_load_method: sql_inserts`). Other types fail on it as on any malformed value.
+        The SQL is shaped for Spark's analysis, which at 10,000 rows costs more than the load
+        itself: its analyzer resolves one level of nested function calls per round, and each
+        round walks the whole select. So a column's casts and its check are the arguments of
+        one `coalesce`, a message is joined with `||` (an operator, not a function call), the
+        first cell's NULL is a `case`, and the check of a typed column, which runs only where
+        its cast gave NULL, is the regular expression alone (`rare`). Against nested
+        `coalesce`, `concat` and three-function excerpts, these halved the analysis of the
+        10,000-row day's 16-column source file: 20 rounds to 10, 0.22 s of planning to
+        0.10 s (fastest of 15); the day's seed nodes went from 1.26 s to 1.10 s (fastest of
+        12, alternating; medians 1.60 s and 1.33 s; 2026-11-30, on a machine where the
+        plain read took 0.86 s).
     -#}
     {%- set integer_types = ['tinyint', 'byte', 'smallint', 'short', 'int', 'integer', 'bigint',
         'long'] -%}
     {%- set first = scd2_audit._scd2_quote(columns[0]) -%}
     {%- set blanks = scd2_audit._scd2_seed_blanks('number') -%}
-    {%- set first_excerpt = scd2_audit._scd2_seed_excerpt_sql('coalesce(' ~ first ~ ", 'null')") -%}
+    {%- set first_excerpt = scd2_audit._scd2_seed_excerpt_sql(
+        'case when ' ~ first ~ " is null then 'null' else " ~ first ~ ' end') -%}
     {%- set text_cells = [] -%}
     select
         {%- for name in columns %}
@@ -52,26 +64,31 @@
             ~ "precision), in the row whose first column " ~ columns[0] ~ " is '" %}
         {%- set remedy = "'. Fix the value, or the column's type in the seed's column_types. "
             ~ "Nothing was written; the seed table is unchanged." %}
+        {%- set casts = ['try_cast(' ~ value ~ ' as ' ~ type ~ ')'] %}
         {%- if name in inferred and type == 'bigint' %}
-        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as bigint), try_cast(try_cast(' ~ value ~ ' as double) as bigint))' %}
+        {%- do casts.append('try_cast(try_cast(' ~ value ~ ' as double) as bigint)') %}
         {%- elif base_type in ['timestamp', 'timestamp_ntz', 'timestamp_ltz'] %}
-        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value, blanks) ~ ' as ' ~ type ~ '))' %}
+        {%- do casts.append(
+            'try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value, blanks) ~ ' as ' ~ type ~ ')') %}
         {%- elif base_type in integer_types %}
-        {%- set cast = 'coalesce(try_cast(' ~ value ~ ' as ' ~ type ~ '), try_cast(regexp_replace(' ~ value ~ ", '^[" ~ blanks ~ "]*([+-]?)(?:([0-9]+)[.]0*|[.](0)0*)[" ~ blanks ~ "]*\\\\z', '$1$2$3') as " ~ type ~ '))' %}
-        {%- else %}
-        {%- set cast = 'try_cast(' ~ value ~ ' as ' ~ type ~ ')' %}
+        {%- set whole = "'^[" ~ blanks ~ "]*([+-]?)(?:([0-9]+)[.]0*|[.](0)0*)["
+            ~ blanks ~ "]*\\\\z'" %}
+        {%- do casts.append(
+            'try_cast(regexp_replace(' ~ value ~ ', ' ~ whole ~ ", '$1$2$3') as " ~ type ~ ')') %}
         {%- endif %}
         coalesce(
+            {%- for cast in casts %}
             {{ cast }},
+            {%- endfor %}
             case
-                when {{ cell }} is null or {{ scd2_audit._scd2_seed_null_sql(cell) }} then null
-                else raise_error(concat(
-                    {{ scd2_audit._scd2_sql_string(where) }},
-                    {{ scd2_audit._scd2_seed_excerpt_sql(cell) }},
-                    {{ scd2_audit._scd2_sql_string(row) }},
-                    {{ first_excerpt }},
-                    {{ scd2_audit._scd2_sql_string(remedy) }}
-                ))
+                when {{ cell }} is null or {{ scd2_audit._scd2_seed_null_sql(cell, rare=true) }} then null
+                else raise_error(
+                    {{ scd2_audit._scd2_sql_string(where) }}
+                    || {{ scd2_audit._scd2_seed_excerpt_sql(cell) }}
+                    || {{ scd2_audit._scd2_sql_string(row) }}
+                    || {{ first_excerpt }}
+                    || {{ scd2_audit._scd2_sql_string(remedy) }}
+                )
             end
         ) as {{ cell }}
         {%- endif %}{{ ',' if not loop.last }}
@@ -90,14 +107,14 @@
     where
         case
             when {% for cell in text_cells %}contains({{ cell }}, '\ufffd'){{ ' or ' if not loop.last }}{% endfor %}
-                then raise_error(concat(
-                    {{ scd2_audit._scd2_sql_string(where) }},
-                    {{ first_excerpt }},
-                    {{ scd2_audit._scd2_sql_string(row) }},
-                    {{ scd2_audit._scd2_seed_excerpt_sql(
-                        "concat_ws('\\', \\'', " ~ text_cells | join(', ') ~ ")") }},
-                    {{ scd2_audit._scd2_sql_string(remedy) }}
-                ))
+                then raise_error(
+                    {{ scd2_audit._scd2_sql_string(where) }}
+                    || {{ first_excerpt }}
+                    || {{ scd2_audit._scd2_sql_string(row) }}
+                    || {{ scd2_audit._scd2_seed_excerpt_sql(
+                        "concat_ws('\\', \\'', " ~ text_cells | join(', ') ~ ")") }}
+                    || {{ scd2_audit._scd2_sql_string(remedy) }}
+                )
             else true
         end
     {%- endif %}
