@@ -33,11 +33,9 @@
         one `coalesce`, a message is joined with `||` (an operator, not a function call), the
         first cell's NULL is a `case`, and the check of a typed column, which runs only where
         its cast gave NULL, is the regular expression alone (`rare`). Against nested
-        `coalesce`, `concat` and three-function excerpts, these halved the analysis of the
-        10,000-row day's 16-column source file: 20 rounds to 10, 0.22 s of planning to
-        0.10 s (fastest of 15); the day's seed nodes went from 1.26 s to 1.10 s (fastest of
-        12, alternating; medians 1.60 s and 1.33 s; 2026-11-30, on a machine where the
-        plain read took 0.86 s).
+        `coalesce`, `concat` and three-function excerpts, this halved the rounds and the
+        planning of the 10,000-row day's source file (figures: docs/seeds.md, "Known limit:
+        the speed of small seeds").
     -#}
     {%- set integer_types = ['tinyint', 'byte', 'smallint', 'short', 'int', 'integer', 'bigint',
         'long'] -%}
