@@ -774,6 +774,117 @@ def test_dbt_valid_to_current_marks_the_open_versions(dbt_project: ScratchProjec
     assert iceberg_commits(dbt_project, "history") == commits
 
 
+def test_a_quarantine_named_like_another_table_is_refused(dbt_project: ScratchProject) -> None:
+    """event_quarantine names a table of its own: named like the model itself, a source, another
+    model's table or another scd2_events model's quarantine (found in dbt's graph), or a table
+    outside dbt that is not a quarantine, the run fails before anything is written. It had added
+    the quarantine's columns and a malformed event to the model's own table (then failed), to
+    the source (which every later run refused), and two models sharing one quarantine both
+    created it in one dbt run (Iceberg's AlreadyExistsException)."""
+    quarantining = "on_malformed_event='quarantine',"
+    write_model(dbt_project, quarantining)
+    write_events(dbt_project, [ev("c", 1, "A", 0)])
+    run(dbt_project)
+    # Day 2: an update of 1 and an unknown operation, which the quarantine takes.
+    write_events(dbt_project, [ev("u", 1, "B", 1, old=1), ev("zz", 3, "C", 2)])
+    raw = dbt_project.table("raw_events")
+    state = {
+        name: (all_rows(dbt_project, name), iceberg_commits(dbt_project, name))
+        for name in ("history", "raw_events")
+    }
+
+    def refused(config: str) -> str:
+        write_model(dbt_project, quarantining + config)
+        message = failure(dbt_project)
+        for name, before in state.items():
+            assert (all_rows(dbt_project, name), iceberg_commits(dbt_project, name)) == before
+        tables = dbt_project.spark.sql(f"show tables in {dbt_project.schema}").collect()
+        assert {t.tableName for t in tables} == {"history", "raw_events"}
+        return message
+
+    schema = dbt_project.schema
+    message = refused("event_quarantine='HISTORY',")
+    assert f"the quarantine table {schema}.HISTORY (event_quarantine, default" in message
+    assert "is this model's own table" in message
+    assert "event_quarantine='history__quarantine'" in message
+
+    # Another model's table, and the default name taken by it.
+    dbt_project.write("models/history__quarantine.sql", "select 1 as one")
+    message = refused("")
+    assert "is the table of model history__quarantine" in message
+    assert "event_quarantine='history__set_aside'" in message
+    (dbt_project.root / "models" / "history__quarantine.sql").unlink()
+
+    # Another scd2_events model's quarantine, its default one or one it names.
+    other = (
+        "{{{{ config(materialized='scd2_events', unique_key='id', event_order_by=['ts', 'lsn']"
+        "{}) }}}} select * from {{{{ target.schema }}}}.raw_events"
+    )
+    dbt_project.write("models/other.sql", other.format(""))
+    assert "is also the quarantine of scd2_events model other" in refused(
+        "event_quarantine='other__quarantine',"
+    )
+    dbt_project.write("models/other.sql", other.format(", event_quarantine='shared'"))
+    assert "is also the quarantine of scd2_events model other" in refused(
+        "event_quarantine='shared',"
+    )
+    (dbt_project.root / "models" / "other.sql").unlink()
+
+    # A source, declared: found in the graph, before the events are read.
+    sources = {
+        "version": 2,
+        "sources": [{"name": "landing", "schema": schema, "tables": [{"name": "raw_events"}]}],
+    }
+    dbt_project.write("models/sources.yml", yaml.safe_dump(sources))
+    assert "is the table of source landing.raw_events" in refused("event_quarantine='raw_events',")
+    (dbt_project.root / "models" / "sources.yml").unlink()
+
+    # The same table undeclared: refused where the quarantine is written.
+    message = refused("event_quarantine='raw_events',")
+    assert f"its quarantine table {raw} (event_quarantine, default" in message, message
+    assert "exists and is not a quarantine (no column(s) ['scd2_reason'," in message
+    assert "Nothing was written" in message
+
+    # Its own quarantine, created on first use and used again.
+    write_model(dbt_project, quarantining)
+    run(dbt_project)
+    assert quarantined(dbt_project) == [(3, "C")]
+    assert brief(versions(dbt_project)) == [(1, "A", 0, 1, "update"), (1, "B", 1, None, None)]
+
+
+def test_a_column_without_values_that_gets_another_type_fails_and_the_advice_works(
+    dbt_project: ScratchProject,
+) -> None:
+    """A value column that held no value in any version (typed bigint by a first batch
+    without values) and now brings values of another type fails the run, writing nothing, with
+    the statements that retype it by hand, losing nothing; after them the run takes the new
+    values (the table still ends with its metadata columns)."""
+    write_model(dbt_project)
+    write_events(
+        dbt_project, [(1, "A", "c", at(0), 0, None, None)], ddl=EVENTS_DDL + ", note bigint"
+    )
+    run1 = run(dbt_project).invocation_id
+    before = (all_rows(dbt_project, "history"), iceberg_commits(dbt_project, "history"))
+    write_events(dbt_project, [(1, "A", "u", at(1), 0, 1, "vip")], ddl=EVENTS_DDL + ", note string")
+    message = failure(dbt_project)
+    assert "note is bigint in the table but string in the events" in message, message
+    table = dbt_project.table("history")
+    assert f"But note hold(s) no value in any version of {table}" in message, message
+    assert (all_rows(dbt_project, "history"), iceberg_commits(dbt_project, "history")) == before
+
+    statements = re.search(r"it held only NULLs\): (.*)\. Then run again", message).group(1)
+    assert statements.split("; ")[-1] == f"alter table {table} alter column `note` after `name`"
+    for statement in statements.split("; "):
+        dbt_project.spark.sql(statement)
+    run2 = run(dbt_project).invocation_id
+    rows = dbt_project.spark.sql(
+        f"select id, name, note, audit_insert_process_id, audit_update_process_id from {table} "
+        "order by dbt_valid_from"
+    ).collect()
+    assert [tuple(r) for r in rows] == [(1, "A", None, run1, run2), (1, "A", "vip", run2, None)]
+    assert_generic_tests_pass(dbt_project)
+
+
 def test_event_times_at_or_after_the_high_end_are_malformed(dbt_project: ScratchProject) -> None:
     """An event at or after the high end of open versions (scd2_high_end_ts, 9999-12-31
     23:59:59 UTC; and dbt_valid_to_current where set) would open a version that ends before it

@@ -591,6 +591,58 @@ def test_a_table_without_versions_takes_the_types_of_a_later_source(
     )  # the open-partition layout: open and closed by run 3
 
 
+def test_a_column_without_values_that_gets_another_type_fails_and_the_advice_works(
+    dbt_project: ScratchProject,
+) -> None:
+    """A column empty on the first day (a seed types it bigint) holds no value in any version;
+    when values of another type come, the run fails, writing nothing, as for any type change,
+    but the message no longer leaves only the cast back to bigint (which would lose them): it
+    gives the statements that retype the column by hand, losing nothing, and they work."""
+    write_table_snapshot(dbt_project, "unique_key='id', " + CONFIGS["check-invalidate"])
+    ddl = "id int, name string, note {}, updated_at timestamp"
+    day1 = T("2024-01-01 00:00:00")
+    write_source(
+        dbt_project, [(1, "Alice", None, day1), (2, "Bob", None, day1)], ddl.format("bigint")
+    )
+    run1 = dbt_project.dbt("snapshot").invocation_id
+    before = (all_rows(dbt_project), iceberg_commits(dbt_project))
+
+    day2 = T("2024-01-02 00:00:00")
+    rows = [(1, "Alice", "vip", day2), (2, "Bob", None, day1)]
+    write_source(dbt_project, rows, ddl.format("string"))
+    message = snapshot_failure(dbt_project)
+    assert "note is bigint in the snapshot table but string in the snapshot's query" in message
+    assert "Nothing was written" in message
+    table = dbt_project.table("snap")
+    assert f"But note hold(s) no value in any version of {table}" in message, message
+    assert (all_rows(dbt_project), iceberg_commits(dbt_project)) == before
+
+    statements = re.search(r"it held only NULLs\): (.*)\. Then run again", message).group(1)
+    assert statements.split("; ") == [
+        f"alter table {table} drop column `note`",
+        f"alter table {table} add columns (`note` string)",
+        f"alter table {table} alter column `note` after `name`",
+    ]
+    for statement in statements.split("; "):
+        dbt_project.spark.sql(statement)
+    run2 = dbt_project.dbt("snapshot").invocation_id
+    assert list(_columns(dbt_project).items())[:4] == [
+        ("id", "int"),
+        ("name", "string"),
+        ("note", "string"),
+        ("updated_at", "timestamp"),
+    ]
+    assert [
+        (r["id"], r["note"], r["audit_insert_process_id"], r["audit_update_process_id"])
+        for r in history(dbt_project, "snap")
+    ] == [
+        (1, None, run1, run2),  # closed: its note went from NULL to vip
+        (1, "vip", run2, None),
+        (2, None, run1, None),  # unchanged
+    ]
+    assert_generic_tests_pass(dbt_project)
+
+
 # --- upper-case meta column names --------------------------------------------------------
 
 

@@ -116,6 +116,18 @@
             Spark's REQUIRES_SINGLE_PART_NAMESPACE. -#}
         {%- do problems.append("event_quarantine is the quarantine table's name, in the "
             ~ "model's schema (no schema, catalog or quotes): got '" ~ quarantine_name ~ "'") -%}
+    {%- else -%}
+        {%- set clash = scd2_audit._scd2_events_quarantine_clash(api.Relation.create(
+            schema=model.schema, identifier=quarantine_name)) -%}
+        {%- if clash -%}
+            {%- set other_name = name ~ ('__quarantine' if quarantine_name | lower
+                != (name ~ '__quarantine') | lower else '__set_aside') -%}
+            {%- do problems.append("the quarantine table " ~ model.schema ~ "."
+                ~ quarantine_name ~ " (event_quarantine, default <model>__quarantine) is "
+                ~ clash ~ ": the events set aside would go into that table, with columns of "
+                ~ "their own. Give the model a quarantine of its own, e.g. "
+                ~ "event_quarantine='" ~ other_name ~ "'") -%}
+        {%- endif -%}
     {%- endif -%}
     {%- if config.get('event_value_columns') is not none
             and not scd2_audit._scd2_column_list(config.get('event_value_columns')) -%}

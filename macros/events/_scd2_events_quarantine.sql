@@ -11,7 +11,8 @@
         Runs before the versions are written: a run that fails after it leaves the events
         there, and its rerun adds nothing. Fails first, dropping the run's `views` and putting
         back the session settings `conf_before` (as
-        _scd2_events_summary), when an event set aside is not found again in `events`.
+        _scd2_events_summary), when a table of the quarantine's name is not a quarantine
+        and when an event set aside is not found again in `events`.
     -#}
     {#- The events set aside, each with its reason: one row per event id. -#}
     {%- set reasons -%}
@@ -66,6 +67,26 @@
         inner join scd2_reasons as r on e.scd2_event_id = r.scd2_event_id
         where e.scd2_delivery = 1
     {%- endset -%}
+    {#- A table of that name that is not a quarantine (one outside dbt's graph, which
+        _scd2_events_context checks): the events would be merged into it, its columns
+        widened and added to. Checked before anything is written. -#}
+    {%- set own_columns = ['scd2_reason', 'scd2_process_id', 'scd2_quarantined_at',
+        'scd2_event_hash'] -%}
+    {%- set existing = adapter.get_relation(database=ctx.quarantine.database,
+        schema=ctx.quarantine.schema, identifier=ctx.quarantine.identifier) -%}
+    {%- set held_types = scd2_audit._scd2_column_types(existing) if existing is not none
+        else {} -%}
+    {%- set lacking = own_columns | reject('in', held_types) | list -%}
+    {%- if existing is not none and (existing.type != 'table' or lacking) -%}
+        {% do scd2_audit._scd2_events_drop_views(views) %}
+        {% do scd2_audit._scd2_events_set_conf(conf_before, restore=true) %}
+        {{ exceptions.raise_compiler_error(
+            "scd2_events model " ~ ctx.name ~ ": its quarantine table " ~ ctx.quarantine
+            ~ " (event_quarantine, default <model>__quarantine) exists and is not a quarantine ("
+            ~ ("a " ~ existing.type if existing.type != 'table' else "no column(s) " ~ lacking)
+            ~ "), and this run would set events aside there. Nothing was written. Give the model "
+            ~ "a quarantine of its own (event_quarantine), or move that table away.") }}
+    {%- endif -%}
     {#- The events are read again here, for their own columns: every event set aside must be
         found again, or it would be neither applied nor kept (a relation whose rows changed
         while the run read it). Checked before anything is written. -#}
@@ -88,12 +109,14 @@
             ~ "changed while the run read them. Nothing was written. Run the model again once "
             ~ "the relation holds a stable batch.") }}
     {%- endif -%}
-    {% do scd2_audit._scd2_run_sql('create table if not exists ' ~ ctx.quarantine
-        ~ ' using iceberg as select * from (' ~ set_aside ~ ') where false') %}
+    {%- if existing is none -%}
+        {% do scd2_audit._scd2_run_sql('create table if not exists ' ~ ctx.quarantine
+            ~ ' using iceberg as select * from (' ~ set_aside ~ ') where false') %}
+        {%- set held_types = scd2_audit._scd2_column_types(ctx.quarantine) -%}
+    {%- endif -%}
     {#- Events whose columns changed since the quarantine was created: a new column is added
         to it (after its own), a widened type widened, and a column the events no longer
         have is NULL in the rows set aside from now on. -#}
-    {%- set held_types = scd2_audit._scd2_column_types(ctx.quarantine) -%}
     {%- set held = held_types.keys() | list -%}
     {%- set new_columns = [] -%}
     {%- set new_names = [] -%}
@@ -111,8 +134,7 @@
         {% do scd2_audit._scd2_run_sql('alter table ' ~ ctx.quarantine ~ ' add columns ('
             ~ new_columns | join(', ') ~ ')') %}
     {%- endif -%}
-    {%- set given = ctx.event_columns + [
-        'scd2_reason', 'scd2_process_id', 'scd2_quarantined_at', 'scd2_event_hash'] -%}
+    {%- set given = ctx.event_columns + own_columns -%}
     {%- set columns = held + new_names -%}
     {%- set inserted = [] -%}
     {%- for column in columns -%}

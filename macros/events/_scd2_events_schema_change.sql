@@ -175,18 +175,20 @@
             ~ event_type ~ " in the events") -%}
     {%- endfor -%}
     {%- do incompatible.extend(derived_incompatible) -%}
+    {%- set unfollowed = classified.incompatible | rejectattr(0, 'in', recast) | list -%}
     {%- if incompatible -%}
         {{ exceptions.raise_compiler_error(
             "scd2_events model " ~ ctx.name ~ ": an event column changed type in a way the "
             ~ "history cannot follow: " ~ incompatible | join('; ') ~ ". In place, a column "
             ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
             ~ "at the same scale). Nothing was written; the table is unchanged. "
-            ~ scd2_audit._scd2_type_change_advice(classified.incompatible
-                | rejectattr(0, 'in', recast) | list, "the model's select")
+            ~ scd2_audit._scd2_type_change_advice(unfollowed, "the model's select")
             ~ " (Spark types a JSON field that was null on every line of the "
             ~ "first batch as a string: declare the JSON relation's schema, create table ... "
             ~ "(op string, before struct<...>, ...) using json location ..., so that every "
-            ~ "batch reads alike.)") }}
+            ~ "batch reads alike.)"
+            ~ scd2_audit._scd2_valueless_columns_advice(unfollowed, relation,
+                table_columns | map(attribute='name') | list)) }}
     {%- endif -%}
     {%- for name in data if name not in wanted -%}
         {%- do change.removed.update({name: types[name]}) -%}

@@ -31,7 +31,8 @@
         column bigint: every later run failed, and the message's advice, to cast the values
         back to bigint, would have lost them): the verdict has `rebuild` true, and the run
         builds the table again from the query, as a first run does, in one commit. One more
-        query, only when a type change is found.
+        query, only when a type change is found; and one to fail with, for the columns that
+        hold no value in the table (_scd2_valueless_columns_advice).
     -#}
     {%- set classified = scd2_audit._scd2_column_changes(table_types, new_columns) -%}
     {%- set changed = classified.incompatible -%}
@@ -102,7 +103,9 @@
             ~ "at the same scale), and an integer source goes into a double or float column "
             ~ "only where its values lie within ±2^53 (±2^24 for a float). Nothing was "
             ~ "written; the snapshot table is unchanged. "
-            ~ scd2_audit._scd2_type_change_advice(changed, "the snapshot's select")) }}
+            ~ scd2_audit._scd2_type_change_advice(changed, "the snapshot's select")
+            ~ (scd2_audit._scd2_valueless_columns_advice(changed, table_relation,
+                table_types.keys() | list) if table_relation is not none else '')) }}
     {%- endif -%}
     {%- do classified.update({'null_only': null_only, 'exact': exact, 'rebuild': false}) -%}
     {{ return(classified) }}
