@@ -1,16 +1,16 @@
 {% macro _scd2_valueless_columns_advice(changed, table_relation, table_columns) -%}
     {#-
         For type changes the history cannot follow (`changed`: [name, table type, new type]
-        triples, from _scd2_assert_type_changes and _scd2_events_schema_change, on their way
-        to failing), the advice for those columns that hold no value in any version of the
-        table `table_relation` (one count over it; `table_columns`: its column names in
-        order), or '' for none. Such a column took its type from a first extract without values (dbt
-        types a seed column of empty cells bigint, Spark a JSON field null on every line
-        string), and the usual advice, to cast the new values back to that type, would lose
-        them. Iceberg changes no type in place but by widening; a column dropped and added
-        again holds NULL in every version, which is what it held: nothing is lost, and the
-        next run takes the new values. It is moved back to its place, since an scd2_events
-        table must end with its metadata columns.
+        triples, from _scd2_assert_type_changes and _scd2_events_schema_change, on their way to
+        failing), the advice for those columns that hold no value in any version of the table
+        `table_relation` (one count over it; `table_columns`: its column names in order), or ''
+        for none. Such a column took its type from a first extract without values (dbt types a
+        seed column of empty cells bigint, Spark a JSON field null on every line string), and
+        the usual advice, to cast the new values back to that type, would lose them. Iceberg
+        changes no type in place but by widening; a column dropped and added again holds NULL in
+        every version, which is what it held: nothing is lost, and the next run takes the new
+        values. It is moved back to its place, since an scd2_events table must end with its
+        metadata columns.
     -#}
     {%- if not changed -%}
         {{ return('') }}
