@@ -8,12 +8,9 @@
         On an scd2_events table the version says how it was closed: a gap is expected after
         a delete or a key change, never after an update.
     -#}
-    {%- set ctx = scd2_audit._scd2_snapshot_context(
-        model, unique_key, valid_to_current,
-        remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
-    ) %}
+    {%- set ctx = scd2_audit._scd2_audit_test_context(
+        model, unique_key, valid_to_current, 'scd2_contiguous_validity') %}
     {%- set a = ctx.audit %}
-    {%- do scd2_audit._scd2_assert_test_columns(model, ctx, 'scd2_contiguous_validity') %}
     {#- The effective start as the instant its date or timestamp_ntz stands for (read as UTC,
         as the effective end was written): compared with the ends below. #}
     {%- set start = scd2_audit._scd2_utc_instant_sql(a.effective_start_ts,

@@ -3,12 +3,9 @@
         Fails for every version without the inserting run's process id and time, or without an
         effective start equal to dbt's valid_from.
     -#}
-    {%- set ctx = scd2_audit._scd2_snapshot_context(
-        model, unique_key, valid_to_current,
-        remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
-    ) %}
+    {%- set ctx = scd2_audit._scd2_audit_test_context(
+        model, unique_key, valid_to_current, 'scd2_insert_metadata') %}
     {%- set a = ctx.audit %}
-    {%- do scd2_audit._scd2_assert_test_columns(model, ctx, 'scd2_insert_metadata') %}
 
     with versions as (
         select * from {{ model }}

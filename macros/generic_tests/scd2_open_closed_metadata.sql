@@ -5,12 +5,9 @@
         time or whose effective end is not dbt's valid_to (a date or timestamp_ntz one read
         as UTC, _scd2_utc_instant_sql).
     -#}
-    {%- set ctx = scd2_audit._scd2_snapshot_context(
-        model, unique_key, valid_to_current,
-        remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
-    ) %}
+    {%- set ctx = scd2_audit._scd2_audit_test_context(
+        model, unique_key, valid_to_current, 'scd2_open_closed_metadata') %}
     {%- set a = ctx.audit %}
-    {%- do scd2_audit._scd2_assert_test_columns(model, ctx, 'scd2_open_closed_metadata') %}
     {#- A date or timestamp_ntz valid_to is the effective end read as UTC (whatever the
         session's zone), as the run that closed the version wrote it. #}
     {%- set valid_to = scd2_audit._scd2_utc_instant_sql(ctx.columns.dbt_valid_to,

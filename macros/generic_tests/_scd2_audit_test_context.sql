@@ -1,12 +1,16 @@
-{% macro _scd2_assert_test_columns(model, ctx, test_name) -%}
+{% macro _scd2_audit_test_context(model, unique_key, valid_to_current, test_name) -%}
     {#-
-        Before a generic test that reads the audit columns runs: the tested table must have
-        them and dbt's validity columns (the names from `ctx`, _scd2_snapshot_context). A
+        The context (_scd2_snapshot_context) of a generic test that reads the audit columns,
+        returned once the tested table is known to have them and dbt's validity columns. A
         snapshot built without the package's snapshot macros (a project that installed the
         package without its dispatch block) has none, and the test failed on Spark's
         UNRESOLVED_COLUMN, naming neither the table nor the fix. A table not built yet is
         left to the test's own run.
     -#}
+    {%- set ctx = scd2_audit._scd2_snapshot_context(
+        model, unique_key, valid_to_current,
+        remedy='Pass `unique_key: [col, ...]` in the test\'s arguments.'
+    ) -%}
     {%- set types = scd2_audit._scd2_column_types(model) -%}
     {%- set a = ctx.audit -%}
     {%- set dbt_missing = [ctx.columns.dbt_valid_from, ctx.columns.dbt_valid_to]
@@ -28,4 +32,5 @@
                 ~ "(its dispatch block and snapshot wrapper), and the snapshot's next run adds "
                 ~ "them."))) }}
     {%- endif -%}
+    {%- do return(ctx) -%}
 {%- endmacro %}
