@@ -263,6 +263,90 @@ def test_day_run_twice_creates_no_duplicates(
 
 # --- 3. a run that dies during its merge -------------------------------------------------
 
+# --- 2b. a run undone as docs/reliability.md says -----------------------------------------
+
+
+def _states(project: ScratchProject) -> list[Any]:
+    """docs/reliability.md's query, "Undoing a run": the states the table has been in."""
+    table = project.table("snap")
+    return project.spark.sql(
+        f"""
+        select h.made_current_at, h.snapshot_id, s.operation, s.summary['added-records'] as added
+        from {table}.history as h
+        inner join {table}.snapshots as s on h.snapshot_id = s.snapshot_id
+        order by h.made_current_at
+        """
+    ).collect()
+
+
+def _versions(project: ScratchProject) -> list[tuple]:
+    return [
+        (r["id"], r["amount"], r["note"], r["dbt_valid_to"] is None)
+        for r in history(project, "snap")
+    ]
+
+
+def test_runs_are_undone_as_the_docs_say_also_one_that_added_a_column(
+    dbt_project: ScratchProject,
+) -> None:
+    """Day 3 adds a column, so its run replaces the table in one commit: a new lineage, where
+    Iceberg's rollback_to_snapshot refuses the states before it. The documented query and
+    set_current_snapshot undo it, then day 2's MERGE; the days run again give the history a
+    straight run gave, but for the column: it stays, so day 3 no longer adds it."""
+    write_table_snapshot(dbt_project, CHECK_INVALIDATE)
+    spark, table = dbt_project.spark, dbt_project.table("snap")
+    note_ddl = SOURCE_DDL + ", note string"
+    t = datetime(2024, 1, 1)
+    day2 = [(1, "a", 11, t), (2, "b", 20, t)]
+    day3 = [(1, "a", 11, t, None), (2, "b", 21, t, "n")]
+
+    write_source(dbt_project, [(1, "a", 10, t), (2, "b", 20, t)])
+    dbt_project.dbt("snapshot")
+    day1_rows, day1_states = all_rows(dbt_project), len(_states(dbt_project))
+    write_source(dbt_project, day2)
+    dbt_project.dbt("snapshot")
+    day2_rows, day2_states = all_rows(dbt_project), len(_states(dbt_project))
+    write_source(dbt_project, day3, note_ddl)
+    dbt_project.dbt("snapshot")
+    straight = _versions(dbt_project)
+    # check_cols='all' takes every key as changed when a column is added, as dbt's does.
+    assert straight == [
+        (1, 10, None, False),
+        (1, 11, None, False),
+        (1, 11, None, True),
+        (2, 20, None, False),
+        (2, 21, "n", True),
+    ]
+
+    # Undo day 3: the state before its commit is the last one logged before it.
+    before_day3 = _states(dbt_project)[day2_states - 1].snapshot_id
+    with pytest.raises(Exception, match="not an ancestor of the current state"):
+        spark.sql(f"call spark_catalog.system.rollback_to_snapshot('{table}', {before_day3})")
+    spark.sql(f"call spark_catalog.system.set_current_snapshot('{table}', {before_day3})")
+    # Day 2's rows, with the column day 3 added (a rollback restores rows, not the schema).
+    undone = all_rows(dbt_project)
+    assert [r["note"] for r in undone] == [None] * len(day2_rows)
+    assert [{k: v for k, v in r.asDict().items() if k != "note"} for r in undone] == [
+        r.asDict() for r in day2_rows
+    ]
+
+    # Undo day 2, a MERGE, the same way: day 1's rows.
+    before_day2 = _states(dbt_project)[day1_states - 1].snapshot_id
+    spark.sql(f"call spark_catalog.system.set_current_snapshot('{table}', {before_day2})")
+    assert [
+        {k: v for k, v in r.asDict().items() if k != "note"} for r in all_rows(dbt_project)
+    ] == [r.asDict() for r in day1_rows]
+
+    # Days 2 and 3 again: the straight run's history, but for the version day 3 gave key 1
+    # when it added the column, which the table now has.
+    write_source(dbt_project, day2)
+    dbt_project.dbt("snapshot")
+    write_source(dbt_project, day3, note_ddl)
+    dbt_project.dbt("snapshot")
+    assert _versions(dbt_project) == [straight[0], straight[2], *straight[3:]]
+    assert_generic_tests_pass(dbt_project)
+
+
 # Regression guard: dbt-spark's staging view was default.<snapshot>__dbt_tmp, left behind by a
 # run that died in its merge; the next run's `create or replace view` kept the old text
 # (apache/iceberg#15490), so it merged the dead run's staging query and recorded the dead
