@@ -387,9 +387,26 @@ def test_widened_and_incompatible_types(dbt_project: ScratchProject) -> None:
     message = str(failure.value)
     assert "amount is bigint in the snapshot table but string in the snapshot's query" in message
     assert "Nothing was written" in message
+    assert "fractions" not in message
     assert all_rows(dbt_project) == before
     assert iceberg_commits(dbt_project) == commits
     assert _columns(dbt_project) == types
+
+    # Day 5: amount gets fractions (double; Iceberg has no bigint-to-double change in place):
+    # the advice to cast back says what that would lose, and how to keep it.
+    write_source(
+        dbt_project,
+        [(1, 11.5, 1.5, D("1.25")), (2, 3.0, 2.5, D("2.50"))],
+        ddl.format(amount="double", price="float", rate="decimal(5,2)"),
+    )
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    message = str(failure.value)
+    assert "amount is bigint in the snapshot table but double in the snapshot's query" in message
+    assert "Casting amount back would drop the fractions of its new values" in message, message
+    assert "a seed's column_types" in message, message
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
 
 
 def test_whole_numbers_into_a_double_column_are_cast_where_exact(

@@ -40,6 +40,21 @@
     {%- endfor -%}
     {%- set advice = "Cast the column back to the table's type in " ~ select_name ~ ", or "
         ~ "select the new values under a new column name." -%}
+    {#- An integer column whose values now have fractions (a seed column of whole numbers on
+        its first day, which dbt types bigint): cast back, they would lose them. -#}
+    {%- set fractional = [] -%}
+    {%- for name, table_type, new_type in changed
+            if table_type | lower in ['tinyint', 'smallint', 'int', 'integer', 'bigint']
+            and (new_type | lower in ['float', 'double']
+                or (new_type | lower).startswith('decimal(')) -%}
+        {%- do fractional.append(name) -%}
+    {%- endfor -%}
+    {%- if fractional -%}
+        {%- set advice = advice ~ " Casting " ~ fractional | join(', ') ~ " back would drop "
+            ~ "the fractions of its new values; to keep them, select them under a new column "
+            ~ "name. A column that may hold fractions is best typed so from its first run (a seed's "
+            ~ "column_types: dbt types a column of whole numbers bigint)." -%}
+    {%- endif -%}
     {%- if examples -%}
         {%- set advice = advice ~ " A struct cannot be cast to one with other fields: select "
             ~ "the table's fields by name instead, as " ~ examples | join(', ') ~ " (a field "
