@@ -52,8 +52,8 @@
     {%- if fractional -%}
         {%- set advice = advice ~ " Casting " ~ fractional | join(', ') ~ " back would drop "
             ~ "the fractions of its new values; to keep them, select them under a new column "
-            ~ "name. A column that may hold fractions is best typed so from its first run (a seed's "
-            ~ "column_types: dbt types a column of whole numbers bigint)." -%}
+            ~ "name. A column that may hold fractions is best typed so from its first run (a "
+            ~ "seed's column_types: dbt types a column of whole numbers bigint)." -%}
     {%- endif -%}
     {%- if examples -%}
         {%- set advice = advice ~ " A struct cannot be cast to one with other fields: select "
