@@ -261,8 +261,6 @@ def test_day_run_twice_creates_no_duplicates(
     assert_generic_tests_pass(dbt_project)
 
 
-# --- 3. a run that dies during its merge -------------------------------------------------
-
 # --- 2b. a run undone as docs/reliability.md says -----------------------------------------
 
 
@@ -346,6 +344,8 @@ def test_runs_are_undone_as_the_docs_say_also_one_that_added_a_column(
     assert _versions(dbt_project) == [straight[0], straight[2], *straight[3:]]
     assert_generic_tests_pass(dbt_project)
 
+
+# --- 3. a run that dies during its merge -------------------------------------------------
 
 # Regression guard: dbt-spark's staging view was default.<snapshot>__dbt_tmp, left behind by a
 # run that died in its merge; the next run's `create or replace view` kept the old text
