@@ -13,6 +13,7 @@ from datetime import date, datetime
 from decimal import Decimal
 
 import pytest
+import yaml
 
 from python_helpers.runtime.dbt_invoke import DbtStepError
 from python_helpers.tooling.scratch import ScratchProject
@@ -27,6 +28,7 @@ from tests.snapshot_helpers import (
     write_snapshot,
 )
 from tests.test_reliability import (
+    SCD2_TESTS,
     all_rows,
     assert_generic_tests_pass,
     iceberg_commits,
@@ -392,21 +394,144 @@ def test_widened_and_incompatible_types(dbt_project: ScratchProject) -> None:
     assert iceberg_commits(dbt_project) == commits
     assert _columns(dbt_project) == types
 
-    # Day 5: amount gets fractions (double; Iceberg has no bigint-to-double change in place):
-    # the advice to cast back says what that would lose, and how to keep it.
+    # Day 5: amount gets fractions (double, which Iceberg cannot make of a bigint in place):
+    # the run rewrites the table with amount double, its values cast (every one lies within
+    # 2^53, where a double holds integers exactly). id 1 changes (11 to 11.5); id 2's 3.0 is
+    # its open 3, no change.
     write_source(
         dbt_project,
         [(1, 11.5, 1.5, D("1.25")), (2, 3.0, 2.5, D("2.50"))],
         ddl.format(amount="double", price="float", rate="decimal(5,2)"),
     )
-    with pytest.raises(DbtStepError) as failure:
-        dbt_project.dbt("snapshot")
-    message = str(failure.value)
-    assert "amount is bigint in the snapshot table but double in the snapshot's query" in message
+    run5 = dbt_project.dbt("snapshot")
+    assert {k: _columns(dbt_project)[k] for k in ("amount", "price", "rate")} == {
+        "amount": "double",
+        "price": "double",
+        "rate": "decimal(12,2)",
+    }
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10.0, False),
+        (1, 11.0, False),
+        (1, 11.5, True),
+        (2, 20.0, False),
+        (2, 3_000_000_000.0, False),
+        (2, 3.0, True),
+    ]
+    assert_closed(rows[1], rows[1]["audit_insert_process_id"], run5.invocation_id)
+    assert_open(rows[2], run5.invocation_id)
+    assert rows[5]["audit_update_process_id"] is None
+    assert_generic_tests_pass(dbt_project)
+
+
+@pytest.mark.parametrize("source_type", ["double", "float"])
+def test_an_integer_column_whose_source_gets_fractions_follows_it(
+    dbt_project: ScratchProject, source_type: str
+) -> None:
+    """A seed column of whole numbers on its first day, which dbt types bigint, and with
+    fractions on a later one (double): the history follows, its column rewritten as the
+    source's type in the run's one commit (Iceberg changes no integer to a float in place),
+    where every value the table holds lies within the bound up to which that type holds
+    every integer (2^53, 2^24 for a float). Whole numbers on the next day are cast back into
+    it. A value of the table beyond the bound, or a key column, fails the run, which writes
+    nothing, with advice that keeps the fractions."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'",
+        select="select id, cast(amount as {{ var('amount_type', 'bigint') }}) as amount, "
+        "qty from {{ ref('src') }}",
+    )
+    dbt_project.write(
+        "snapshots/snap.yml",
+        yaml.safe_dump(
+            {"version": 2, "snapshots": [{"name": "snap", "data_tests": list(SCD2_TESTS)}]}
+        ),
+    )
+
+    def run(rows: list[str], amount_type: str = "bigint"):
+        dbt_project.write_seed("src", "id,amount,qty", rows)
+        dbt_project.dbt("seed", "--full-refresh")
+        return dbt_project.dbt("snapshot", "--vars", f"{{amount_type: {amount_type}}}")
+
+    # Day 1: whole numbers: amount bigint.
+    run1 = run(["1,10,5", "2,20,6", "3,30,7"])
+    assert _columns(dbt_project)["amount"] == "bigint"
+    # Day 2: id 1's amount has a fraction, id 2's and id 3's are their day 1 values as
+    # doubles: one new version, for id 1.
+    run2 = run(["1,12.5,5", "2,20.0,6", "3,30,7"], source_type)
+    assert _columns(dbt_project)["amount"] == source_type
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], r["qty"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10.0, 5, False),
+        (1, 12.5, 5, True),
+        (2, 20.0, 6, True),
+        (3, 30.0, 7, True),
+    ]
+    assert_closed(rows[0], run1.invocation_id, run2.invocation_id)
+    assert_open(rows[1], run2.invocation_id)
+    assert_open(rows[2], run1.invocation_id)
+    # Day 3: whole numbers again (bigint), cast into the column: id 1 changes (12.5 to 12),
+    # id 3's qty changes; id 2 is unchanged.
+    run3 = run(["1,12,5", "2,20,6", "3,30,8"])
+    assert _columns(dbt_project)["amount"] == source_type
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], r["qty"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, 10.0, 5, False),
+        (1, 12.5, 5, False),
+        (1, 12.0, 5, True),
+        (2, 20.0, 6, True),
+        (3, 30.0, 7, False),
+        (3, 30.0, 8, True),
+    ]
+    assert_closed(rows[1], run2.invocation_id, run3.invocation_id)
+    assert_open(rows[2], run3.invocation_id)
+    assert_generic_tests_pass(dbt_project)
+
+
+def test_an_integer_column_that_cannot_follow_fractions_fails_and_writes_nothing(
+    dbt_project: ScratchProject,
+) -> None:
+    """The cases where an integer column does not become the source's double: a value of the
+    table beyond 2^53 (a double would round it: 2^53 + 1 becomes 2^53), and a key column
+    (keys are matched by their text, where 12 and 12.0 differ). Each fails, names the column,
+    and advises how to keep the fractions; nothing is written."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='code', strategy='check', check_cols='all', hard_deletes='invalidate'",
+    )
+    day(dbt_project, "code,amount", ["1,9007199254740993", "2,20"])
+    assert _columns(dbt_project)["amount"] == "bigint"
+    before, commits, types = (
+        all_rows(dbt_project),
+        iceberg_commits(dbt_project),
+        _columns(dbt_project),
+    )
+
+    dbt_project.write_seed("src", "code,amount", ["1,9007199254740993", "2,20.5"])
+    dbt_project.dbt("seed", "--full-refresh")
+    message = snapshot_failure(dbt_project)
+    assert (
+        "amount is bigint in the snapshot table but double in the snapshot's query, where 1 "
+        "value(s) of the table lie beyond ±9007199254740992, past which a double stops holding "
+        "every integer" in message
+    ), message
     assert "Casting amount back would drop the fractions of its new values" in message, message
-    assert "a seed's column_types" in message, message
-    assert all_rows(dbt_project) == before
-    assert iceberg_commits(dbt_project) == commits
+    assert "Nothing was written" in message
+    assert (all_rows(dbt_project), iceberg_commits(dbt_project)) == (before, commits)
+    assert _columns(dbt_project) == types
+
+    dbt_project.write_seed("src", "code,amount", ["1.5,5", "2,20"])
+    dbt_project.dbt("seed", "--full-refresh")
+    message = snapshot_failure(dbt_project)
+    assert (
+        "code is bigint in the snapshot table but double in the snapshot's query, a key column "
+        "(a key keeps its type)" in message
+    ), message
+    assert "Nothing was written" in message
+    assert (all_rows(dbt_project), iceberg_commits(dbt_project)) == (before, commits)
+    assert _columns(dbt_project) == types
 
 
 def test_whole_numbers_into_a_double_column_are_cast_where_exact(

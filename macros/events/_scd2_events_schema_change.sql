@@ -58,6 +58,11 @@
         {%- do new_columns.append([name, event_types.get(name) or '']) -%}
     {%- endfor -%}
     {%- set classified = scd2_audit._scd2_column_changes(data_types, new_columns) -%}
+    {#- An integer column whose events now bring floats or doubles is refused, where the
+        snapshots rewrite the table to follow it (_scd2_assert_type_changes): the events'
+        quarantine, which holds the same columns, changes types in place only
+        (_scd2_events_quarantine), and Iceberg changes no integer to a float. -#}
+    {%- do classified.incompatible.extend(classified.retyped) -%}
     {%- set change = {
         'added': {}, 'removed': {}, 'widened': classified.widened, 'changed': false,
     } -%}
@@ -98,7 +103,7 @@
                 {%- do new_fields.append(name ~ ':'
                     ~ (event_type if verdict == 'widen' else field_type)) -%}
                 {#- A key column's own check reports its change. -#}
-                {%- if verdict == 'incompatible' and setting == 'event_order_by' -%}
+                {%- if verdict in ['incompatible', 'retype'] and setting == 'event_order_by' -%}
                     {%- do derived_incompatible.append(name ~ " (" ~ setting ~ ", held in "
                         ~ column ~ (" and " ~ ctx.columns.dbt_valid_from if loop.first
                             else "") ~ ") is " ~ field_type ~ " in the table but "

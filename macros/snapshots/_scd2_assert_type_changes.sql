@@ -35,21 +35,38 @@
         hold no value in the table (_scd2_valueless_columns_advice).
     -#}
     {%- set classified = scd2_audit._scd2_column_changes(table_types, new_columns) -%}
-    {%- set changed = classified.incompatible -%}
+    {%- set integers = scd2_audit._scd2_integer_types() -%}
+    {#- A key column keeps its type: keys are matched by their text (_scd2_key_hash_sql),
+        where 12 and 12.0 differ. -#}
+    {%- set key_columns = [] -%}
+    {%- for field in scd2_audit._scd2_unique_key_fields(config.get('unique_key'))
+            if field.column -%}
+        {%- do key_columns.append(field.column | lower) -%}
+    {%- endfor -%}
+    {%- set changed = classified.incompatible | list -%}
+    {%- set retypes = [] -%}
+    {%- set kept_keys = [] -%}
+    {%- for change in classified.retyped -%}
+        {%- if change[0] | lower in key_columns -%}
+            {%- do kept_keys.append(change[0] | lower) -%}
+            {%- do changed.append(change) -%}
+        {%- else -%}
+            {%- do retypes.append(change) -%}
+        {%- endif -%}
+    {%- endfor -%}
     {%- set null_only = {} -%}
     {%- set exact = {} -%}
     {%- set inexact = {} -%}
-    {%- set integers = ['tinyint', 'smallint', 'int', 'bigint'] -%}
-    {#- The bound up to which a double or a float holds every integer. -#}
-    {%- set exact_up_to = {'double': 9007199254740992, 'float': 16777216} -%}
-    {%- if changed and query_sql is not none -%}
+    {%- set beyond = {} -%}
+    {%- if (changed or retypes) and query_sql is not none -%}
+        {%- set counted = changed + retypes -%}
         {%- set counts -%}
             select
-                {%- for name, table_type, source_type in changed %}
+                {%- for name, table_type, source_type in counted %}
                 {%- set column = scd2_audit._scd2_quote(name) %}
+                {%- set bound = scd2_audit._scd2_exact_integer_bound(table_type) %}
                 count({{ column }}),
-                {%- if table_type | lower in exact_up_to and source_type | lower in integers %}
-                {%- set bound = exact_up_to[table_type | lower] %}
+                {%- if bound and source_type | lower in integers %}
                 count_if({{ column }} not between -{{ bound }} and {{ bound }})
                 {%- else %}
                 cast(null as bigint)
@@ -61,10 +78,13 @@
         {%- endset -%}
         {%- set values = run_query(counts).rows[0] -%}
         {%- set with_values = [] -%}
-        {%- for change in changed -%}
+        {%- set retypes_with_values = [] -%}
+        {%- for change in counted -%}
             {%- set changed_values = values[2 * loop.index0 + 1] -%}
             {%- if values[2 * loop.index0] == 0 -%}
                 {%- do null_only.update({change[0] | lower: change[1]}) -%}
+            {%- elif change in retypes -%}
+                {%- do retypes_with_values.append(change) -%}
             {%- elif changed_values == 0 -%}
                 {%- do exact.update({change[0] | lower: change[1]}) -%}
             {%- else -%}
@@ -75,15 +95,51 @@
             {%- endif -%}
         {%- endfor -%}
         {%- set changed = with_values -%}
+        {%- set retypes = retypes_with_values -%}
+    {%- endif -%}
+    {#- An integer column whose source now brings floats or doubles: the run's one-commit
+        rewrite casts the values the table holds to the new type (_scd2_schema_change), where
+        each lies within the bound up to which that type holds every integer; one count
+        over the table. -#}
+    {%- if retypes and table_relation is not none -%}
+        {%- set counts -%}
+            select
+                {%- for name, table_type, source_type in retypes %}
+                {%- set bound = scd2_audit._scd2_exact_integer_bound(source_type) %}
+                count_if({{ scd2_audit._scd2_quote(name) }} not between -{{ bound }} and {{ bound }})
+                {{- ',' if not loop.last }}
+                {%- endfor %}
+            from {{ table_relation }}
+        {%- endset -%}
+        {%- set values = run_query(counts).rows[0] -%}
+        {%- for change in retypes -%}
+            {%- if values[loop.index0] == 0 -%}
+                {%- do classified.widened.update({change[0] | lower: change[2]}) -%}
+            {%- else -%}
+                {%- do beyond.update({change[0] | lower: values[loop.index0]}) -%}
+                {%- do changed.append(change) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- else -%}
+        {%- for change in retypes -%}
+            {%- do classified.widened.update({change[0] | lower: change[2]}) -%}
+        {%- endfor -%}
     {%- endif -%}
     {%- set incompatible = [] -%}
     {%- for name, table_type, source_type in changed -%}
+        {%- set lower_name = name | lower -%}
         {%- do incompatible.append(name ~ " is " ~ table_type
             ~ " in the snapshot table but " ~ source_type ~ " in the snapshot's query"
-            ~ ((", where " ~ inexact[name | lower] ~ " value(s) lie beyond ±"
-                ~ exact_up_to[table_type | lower] ~ ", past which a " ~ table_type
-                ~ " stops holding every integer (a cast in the select rounds them)")
-                if name | lower in inexact else "")) -%}
+            ~ ((", where " ~ inexact[lower_name] ~ " value(s) lie beyond ±"
+                ~ scd2_audit._scd2_exact_integer_bound(table_type) ~ ", past which a "
+                ~ table_type ~ " stops holding every integer (a cast in the select rounds them)")
+                if lower_name in inexact else "")
+            ~ ((", where " ~ beyond[lower_name] ~ " value(s) of the table lie beyond ±"
+                ~ scd2_audit._scd2_exact_integer_bound(source_type) ~ ", past which a "
+                ~ source_type ~ " stops holding every integer (the table's values cast to it "
+                ~ "would be rounded)") if lower_name in beyond else "")
+            ~ (", a key column (a key keeps its type)"
+                if lower_name in kept_keys else "")) -%}
     {%- endfor -%}
     {%- if incompatible and table_relation is not none -%}
         {%- set found = run_query('select 1 from ' ~ table_relation ~ ' limit 1') -%}
@@ -100,8 +156,10 @@
             "Snapshot '" ~ model.name ~ "': a source column changed type in a way the history "
             ~ "cannot follow: " ~ incompatible | join('; ') ~ ". In place, a snapshot column "
             ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
-            ~ "at the same scale), and an integer source goes into a double or float column "
-            ~ "only where its values lie within ±2^53 (±2^24 for a float). Nothing was "
+            ~ "at the same scale), an integer source goes into a double or float column "
+            ~ "only where its values lie within ±2^53 (±2^24 for a float), and an integer "
+            ~ "column takes a double or float source, rewritten as one, only where the values "
+            ~ "it holds lie within those bounds and it is no key column. Nothing was "
             ~ "written; the snapshot table is unchanged. "
             ~ scd2_audit._scd2_type_change_advice(changed, "the snapshot's select")
             ~ (scd2_audit._scd2_valueless_columns_advice(changed, table_relation,

@@ -8,7 +8,9 @@
         - added: staging columns the table lacks (a new source column);
         - widened: {lower-case name: type} for table columns whose type must widen to hold
           the source's values, as Iceberg allows it in place: int to bigint, float to double,
-          a decimal to a larger precision at the same scale;
+          a decimal to a larger precision at the same scale; and integer columns whose source
+          now brings floats or doubles, where the table's values allow it (checked on the
+          snapshot's query before, _scd2_assert_type_changes): the rebuild casts them;
         - changed: whether either applies (the run then rebuilds the table in one commit,
           see _scd2_snapshot_materialization);
         - target_columns, staging_columns: the two relations' columns as described here, for

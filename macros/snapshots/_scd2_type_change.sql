@@ -5,14 +5,14 @@
         into double, an integer or decimal into a decimal with room for it, char/varchar into
         string), 'widen'
         (Iceberg's in-place promotions: int to bigint, float to double, decimal(P,S) to
-        decimal(P2,S) with P2 > P) or 'incompatible'.
+        decimal(P2,S) with P2 > P), 'retype' (an integer column whose values now come as a
+        float or a double: Iceberg changes neither in place, but a run that rewrites the
+        table in one commit casts its values, exactly where each lies within
+        _scd2_exact_integer_bound; the callers check that, or refuse) or 'incompatible'.
     -#}
     {%- set t = table_type | lower | replace(' ', '') -%}
     {%- set s = source_type | lower | replace(' ', '') -%}
-    {%- set int_rank = {
-        'tinyint': 1, 'byte': 1, 'smallint': 2, 'short': 2,
-        'int': 3, 'integer': 3, 'bigint': 4, 'long': 4,
-    } -%}
+    {%- set int_rank = scd2_audit._scd2_integer_types() -%}
     {%- set int_digits = {1: 3, 2: 5, 3: 10, 4: 19} -%}
     {%- if t == s -%}{{ return('same') }}{%- endif -%}
     {%- set t_dec = t.startswith('decimal(') -%}
@@ -28,6 +28,8 @@
     {%- elif s in int_rank and t in int_rank -%}
         {%- if int_rank[s] <= int_rank[t] -%}{{ return('fits') }}{%- endif -%}
         {%- if int_rank[t] <= 3 and int_rank[s] == 4 -%}{{ return('widen') }}{%- endif -%}
+    {%- elif t in int_rank and s in ['float', 'double'] -%}
+        {{ return('retype') }}
     {%- elif t == 'double' and (s == 'float' or (s in int_rank and int_rank[s] <= 3)) -%}
         {{ return('fits') }}
     {%- elif t == 'float' and s == 'double' -%}

@@ -9,12 +9,16 @@
         - widened: {lower-case name: input type} for the table columns whose type must widen
           to hold the input's values, as Iceberg allows it in place (_scd2_type_change: int to
           bigint, float to double, a decimal to a larger precision at the same scale);
+        - retyped: [name, table type, input type] for the integer columns whose input now
+          brings floats or doubles (_scd2_type_change's 'retype'): the snapshots follow them
+          in their one-commit rewrite where the table's values allow it
+          (_scd2_assert_type_changes), scd2_events refuses them;
         - incompatible: [name, table type, input type] for any other type change, which the
           callers refuse before anything is written.
         A type the table's column holds as it is (a narrower int, float into double, a decimal
         that fits) changes nothing: values are cast on insert.
     -#}
-    {%- set change = {'added': [], 'widened': {}, 'incompatible': []} -%}
+    {%- set change = {'added': [], 'widened': {}, 'retyped': [], 'incompatible': []} -%}
     {%- for name, new_type in new_columns -%}
         {%- set table_type = table_types.get(name | lower) -%}
         {%- if table_type is none -%}
@@ -23,6 +27,8 @@
             {%- set verdict = scd2_audit._scd2_type_change(table_type, new_type) -%}
             {%- if verdict == 'widen' -%}
                 {%- do change.widened.update({name | lower: new_type}) -%}
+            {%- elif verdict == 'retype' -%}
+                {%- do change.retyped.append([name, table_type, new_type]) -%}
             {%- elif verdict == 'incompatible' -%}
                 {%- do change.incompatible.append([name, table_type, new_type]) -%}
             {%- endif -%}

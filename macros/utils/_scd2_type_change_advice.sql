@@ -44,7 +44,7 @@
         its first day, which dbt types bigint): cast back, they would lose them. -#}
     {%- set fractional = [] -%}
     {%- for name, table_type, new_type in changed
-            if table_type | lower in ['tinyint', 'smallint', 'int', 'integer', 'bigint']
+            if table_type | lower in scd2_audit._scd2_integer_types()
             and (new_type | lower in ['float', 'double']
                 or (new_type | lower).startswith('decimal(')) -%}
         {%- do fractional.append(name) -%}
