@@ -493,45 +493,67 @@ def test_an_integer_column_that_cannot_follow_fractions_fails_and_writes_nothing
     dbt_project: ScratchProject,
 ) -> None:
     """The cases where an integer column does not become the source's double: a value of the
-    table beyond 2^53 (a double would round it: 2^53 + 1 becomes 2^53), and a key column
-    (keys are matched by their text, where 12 and 12.0 differ). Each fails, names the column,
-    and advises how to keep the fractions; nothing is written."""
-    write_snapshot(
-        dbt_project,
-        "snap",
-        "unique_key='code', strategy='check', check_cols='all', hard_deletes='invalidate'",
-    )
-    day(dbt_project, "code,amount", ["1,9007199254740993", "2,20"])
-    assert _columns(dbt_project)["amount"] == "bigint"
-    before, commits, types = (
-        all_rows(dbt_project),
-        iceberg_commits(dbt_project),
-        _columns(dbt_project),
+    table beyond 2^53 (a double would round it: 2^53 + 1 becomes 2^53); a key column (keys
+    are matched by their text, where 12 and 12.0 differ); a column a unique_key expression
+    names (its text would change: every key would look deleted and new); a column partition_by
+    names (Iceberg buckets no double). Each fails, names the column and why, and advises how
+    to keep the fractions; nothing is written to any snapshot table."""
+    check = "strategy='check', check_cols='all', hard_deletes='invalidate'"
+    snapshots = {
+        "snap": f"unique_key='code', {check}",
+        "snap_expression": f"unique_key=\"concat_ws('-', code, grp)\", {check}",
+        "snap_partitioned": f"unique_key='code', partition_by=['bucket(2, grp)'], {check}",
+    }
+    for name, config in snapshots.items():
+        write_snapshot(dbt_project, name, config)
+    day(dbt_project, "code,amount,grp", ["1,9007199254740993,1", "2,20,2"])
+    states = {
+        name: (all_rows(dbt_project, name), iceberg_commits(dbt_project, name))
+        for name in snapshots
+    }
+    assert {name: _columns(dbt_project, name)["grp"] for name in snapshots} == dict.fromkeys(
+        snapshots, "bigint"
     )
 
-    dbt_project.write_seed("src", "code,amount", ["1,9007199254740993", "2,20.5"])
-    dbt_project.dbt("seed", "--full-refresh")
-    message = snapshot_failure(dbt_project)
-    assert (
+    def fails(rows: list[str], name: str, *expected: str) -> None:
+        dbt_project.write_seed("src", "code,amount,grp", rows)
+        dbt_project.dbt("seed", "--full-refresh")
+        message = snapshot_failure(dbt_project, "--select", name)
+        assert all(text in message for text in expected), message
+        assert "Nothing was written" in message
+        for each in snapshots:
+            assert (all_rows(dbt_project, each), iceberg_commits(dbt_project, each)) == states[
+                each
+            ], each
+            assert _columns(dbt_project, each)["amount"] == "bigint"
+            assert _columns(dbt_project, each)["grp"] == "bigint"
+
+    fails(
+        ["1,9007199254740993,1", "2,20.5,2"],
+        "snap",
         "amount is bigint in the snapshot table but double in the snapshot's query, where 1 "
         "value(s) of the table lie beyond ±9007199254740992, past which a double stops holding "
-        "every integer" in message
-    ), message
-    assert "Casting amount back would drop the fractions of its new values" in message, message
-    assert "Nothing was written" in message
-    assert (all_rows(dbt_project), iceberg_commits(dbt_project)) == (before, commits)
-    assert _columns(dbt_project) == types
-
-    dbt_project.write_seed("src", "code,amount", ["1.5,5", "2,20"])
-    dbt_project.dbt("seed", "--full-refresh")
-    message = snapshot_failure(dbt_project)
-    assert (
-        "code is bigint in the snapshot table but double in the snapshot's query, a key column "
-        "(a key keeps its type)" in message
-    ), message
-    assert "Nothing was written" in message
-    assert (all_rows(dbt_project), iceberg_commits(dbt_project)) == (before, commits)
-    assert _columns(dbt_project) == types
+        "every integer",
+        "Casting amount back would drop the fractions of its new values",
+    )
+    fails(
+        ["1.5,5,1", "2,20,2"],
+        "snap",
+        "code is bigint in the snapshot table but double in the snapshot's query, a key column, "
+        "so it keeps its type",
+    )
+    fails(
+        ["1,5,1.5", "2,20,2"],
+        "snap_expression",
+        "grp is bigint in the snapshot table but double in the snapshot's query, named in the "
+        "unique_key concat_ws('-', code, grp), so it keeps its type",
+    )
+    fails(
+        ["1,5,1.5", "2,20,2"],
+        "snap_partitioned",
+        "grp is bigint in the snapshot table but double in the snapshot's query, named in the "
+        "partition_by bucket(2, grp), so it keeps its type",
+    )
 
 
 def test_whole_numbers_into_a_double_column_are_cast_where_exact(

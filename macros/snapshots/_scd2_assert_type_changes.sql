@@ -36,23 +36,32 @@
     -#}
     {%- set classified = scd2_audit._scd2_column_changes(table_types, new_columns) -%}
     {%- set integers = scd2_audit._scd2_integer_types() -%}
-    {#- A key column keeps its type: keys are matched by their text (_scd2_key_hash_sql),
-        where 12 and 12.0 differ. -#}
-    {%- set key_columns = [] -%}
-    {%- for field in scd2_audit._scd2_unique_key_fields(config.get('unique_key'))
-            if field.column -%}
-        {%- do key_columns.append(field.column | lower) -%}
+    {#- What keeps its type, by why: a key column (keys are matched by their text,
+        _scd2_key_hash_sql, where 12 and 12.0 differ), a column a unique_key expression names
+        (its text changed too: every key looked deleted and new), and one partition_by names
+        (Iceberg buckets or truncates no double). A column named in an expression is found by
+        its name as a word, which may also find it in a string: then it keeps its type too. -#}
+    {%- set kept_by = [] -%}
+    {%- for field in scd2_audit._scd2_unique_key_fields(config.get('unique_key')) -%}
+        {%- do kept_by.append([field.column, "a key column"] if field.column
+            else [field.key, "named in the unique_key " ~ field.key]) -%}
+    {%- endfor -%}
+    {%- set partition_by = config.get('partition_by') -%}
+    {%- for entry in ([partition_by] if partition_by is string else partition_by or []) -%}
+        {%- do kept_by.append([entry, "named in the partition_by " ~ entry]) -%}
     {%- endfor -%}
     {%- set changed = classified.incompatible | list -%}
     {%- set retypes = [] -%}
-    {%- set kept_keys = [] -%}
+    {%- set kept = {} -%}
     {%- for change in classified.retyped -%}
-        {%- if change[0] | lower in key_columns -%}
-            {%- do kept_keys.append(change[0] | lower) -%}
-            {%- do changed.append(change) -%}
-        {%- else -%}
-            {%- do retypes.append(change) -%}
-        {%- endif -%}
+        {%- set lower_name = change[0] | lower -%}
+        {%- set word = '(?<![A-Za-z0-9_])' ~ modules.re.escape(change[0]) ~ '(?![A-Za-z0-9_])' -%}
+        {%- for text, reason in kept_by if lower_name not in kept and (
+                text | lower == lower_name
+                or modules.re.search(word, text, modules.re.IGNORECASE)) -%}
+            {%- do kept.update({lower_name: reason}) -%}
+        {%- endfor -%}
+        {%- do (changed if lower_name in kept else retypes).append(change) -%}
     {%- endfor -%}
     {%- set null_only = {} -%}
     {%- set exact = {} -%}
@@ -138,8 +147,8 @@
                 ~ scd2_audit._scd2_exact_integer_bound(source_type) ~ ", past which a "
                 ~ source_type ~ " stops holding every integer (the table's values cast to it "
                 ~ "would be rounded)") if lower_name in beyond else "")
-            ~ (", a key column (a key keeps its type)"
-                if lower_name in kept_keys else "")) -%}
+            ~ ((", " ~ kept[lower_name] ~ ", so it keeps its type")
+                if lower_name in kept else "")) -%}
     {%- endfor -%}
     {%- if incompatible and table_relation is not none -%}
         {%- set found = run_query('select 1 from ' ~ table_relation ~ ' limit 1') -%}
@@ -159,7 +168,7 @@
             ~ "at the same scale), an integer source goes into a double or float column "
             ~ "only where its values lie within ±2^53 (±2^24 for a float), and an integer "
             ~ "column takes a double or float source, rewritten as one, only where the values "
-            ~ "it holds lie within those bounds and it is no key column. Nothing was "
+            ~ "it holds lie within those bounds and no key or partition_by names it. Nothing was "
             ~ "written; the snapshot table is unchanged. "
             ~ scd2_audit._scd2_type_change_advice(changed, "the snapshot's select")
             ~ (scd2_audit._scd2_valueless_columns_advice(changed, table_relation,

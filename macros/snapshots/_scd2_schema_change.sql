@@ -11,6 +11,8 @@
           a decimal to a larger precision at the same scale; and integer columns whose source
           now brings floats or doubles, where the table's values allow it (checked on the
           snapshot's query before, _scd2_assert_type_changes): the rebuild casts them;
+        - retyped: the names of those integer columns among them (no `alter table` makes
+          them, which the message for a table partitioned by hand must not advise);
         - changed: whether either applies (the run then rebuilds the table in one commit,
           see _scd2_snapshot_materialization);
         - target_columns, staging_columns: the two relations' columns as described here, for
@@ -39,6 +41,7 @@
     {%- set change = {
         'added': staging_columns | selectattr('name', 'in', classified.added) | list,
         'widened': classified.widened,
+        'retyped': classified.retyped | map(attribute=0) | list,
         'changed': false,
         'target_columns': target_columns,
         'staging_columns': staging_columns,

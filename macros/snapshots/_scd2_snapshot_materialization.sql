@@ -214,7 +214,10 @@
                 ~ "snapshot's partition_by), which the one-commit rewrite that adds them would "
                 ~ "drop. Nothing was written. Add the columns first (alter table "
                 ~ target_relation ~ " add columns ...; alter column ... type ...), then run "
-                ~ "the snapshot again.") %}
+                ~ "the snapshot again."
+                ~ (" Iceberg changes no integer column to a float in place ("
+                    ~ schema_change.retyped | join(', ') ~ "): select the new values under a "
+                    ~ "new column name instead." if schema_change.retyped else "")) %}
         {% endif %}
         {% if schema_change.changed or (layout.managed and not layout.partitioned) %}
             {% set merged_sql = scd2_audit._scd2_merge_as_select_sql(target_relation, staging_table, schema_change) %}
