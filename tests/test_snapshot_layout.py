@@ -174,6 +174,27 @@ def test_partition_fields_added_by_hand_are_kept(dbt_project: ScratchProject) ->
     dbt_project.dbt("snapshot")
     assert fields() == ["audit_update_process_id", "bucket(4, id)"]
 
+    # An integer column whose source turns double: no `alter table` makes it a double in
+    # Iceberg, so the message does not advise one.
+    def source_with_qty(qty: object, qty_type: str) -> None:
+        rows = [(1, "a2", T, "x", qty), (2, "b", T, "x", qty), (3, "c", T, "x", qty)]
+        dbt_project.spark.createDataFrame(rows, f"{DDL}, extra string, qty {qty_type}").writeTo(
+            dbt_project.table("src")
+        ).using("iceberg").createOrReplace()
+
+    dbt_project.spark.sql(f"alter table {table} add columns (qty int)")
+    source_with_qty(7, "int")
+    dbt_project.dbt("snapshot")
+    rows = history(dbt_project, "snap")
+    source_with_qty(7.5, "double")
+    message = str(dbt_project.dbt("snapshot", check=False).result.results[0].message)
+    assert "set by hand" in message, message
+    assert (
+        "Iceberg changes no integer column to a float in place (qty): select the new values "
+        "under a new column name instead" in message
+    ), message
+    assert history(dbt_project, "snap") == rows
+
 
 def test_a_rewrite_keeps_the_tables_write_settings(dbt_project: ScratchProject) -> None:
     """A run that adds a column replaces the table in one commit. Iceberg's replace keeps the

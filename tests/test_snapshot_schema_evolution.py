@@ -424,9 +424,11 @@ def test_widened_and_incompatible_types(dbt_project: ScratchProject) -> None:
     assert_generic_tests_pass(dbt_project)
 
 
-@pytest.mark.parametrize("source_type", ["double", "float"])
+@pytest.mark.parametrize(
+    ("integer_type", "source_type"), [("bigint", "double"), ("int", "double"), ("int", "float")]
+)
 def test_an_integer_column_whose_source_gets_fractions_follows_it(
-    dbt_project: ScratchProject, source_type: str
+    dbt_project: ScratchProject, integer_type: str, source_type: str
 ) -> None:
     """A seed column of whole numbers on its first day, which dbt types bigint, and with
     fractions on a later one (double): the history follows, its column rewritten as the
@@ -449,14 +451,14 @@ def test_an_integer_column_whose_source_gets_fractions_follows_it(
         ),
     )
 
-    def run(rows: list[str], amount_type: str = "bigint"):
+    def run(rows: list[str], amount_type: str = integer_type):
         dbt_project.write_seed("src", "id,amount,qty", rows)
         dbt_project.dbt("seed", "--full-refresh")
         return dbt_project.dbt("snapshot", "--vars", f"{{amount_type: {amount_type}}}")
 
-    # Day 1: whole numbers: amount bigint.
+    # Day 1: whole numbers: amount bigint (or int).
     run1 = run(["1,10,5", "2,20,6", "3,30,7"])
-    assert _columns(dbt_project)["amount"] == "bigint"
+    assert _columns(dbt_project)["amount"] == integer_type
     # Day 2: id 1's amount has a fraction, id 2's and id 3's are their day 1 values as
     # doubles: one new version, for id 1.
     run2 = run(["1,12.5,5", "2,20.0,6", "3,30,7"], source_type)
@@ -471,7 +473,7 @@ def test_an_integer_column_whose_source_gets_fractions_follows_it(
     assert_closed(rows[0], run1.invocation_id, run2.invocation_id)
     assert_open(rows[1], run2.invocation_id)
     assert_open(rows[2], run1.invocation_id)
-    # Day 3: whole numbers again (bigint), cast into the column: id 1 changes (12.5 to 12),
+    # Day 3: whole numbers again (bigint or int), cast into the column: id 1 changes (12.5 to 12),
     # id 3's qty changes; id 2 is unchanged.
     run3 = run(["1,12,5", "2,20,6", "3,30,8"])
     assert _columns(dbt_project)["amount"] == source_type

@@ -76,7 +76,11 @@
                 {%- set bound = scd2_audit._scd2_exact_integer_bound(table_type) %}
                 count({{ column }}),
                 {%- if bound and source_type | lower in integers %}
+                {%- if integers[source_type | lower] > bound %}
                 count_if({{ column }} not between -{{ bound }} and {{ bound }})
+                {%- else %}
+                cast(0 as bigint)
+                {%- endif %}
                 {%- else %}
                 cast(null as bigint)
                 {%- endif %}{{ ',' if not loop.last }}
@@ -108,12 +112,21 @@
     {%- endif -%}
     {#- An integer column whose source now brings floats or doubles: the run's one-commit
         rewrite casts the values the table holds to the new type (_scd2_schema_change), where
-        each lies within the bound up to which that type holds every integer; one count
-        over the table. -#}
-    {%- if retypes and table_relation is not none -%}
+        each lies within the bound up to which that type holds every integer: one count over
+        the table, for an integer type with values beyond it (an int into a double needs
+        none). -#}
+    {%- set checked = [] -%}
+    {%- for change in retypes -%}
+        {%- if integers[change[1] | lower] > scd2_audit._scd2_exact_integer_bound(change[2]) -%}
+            {%- do checked.append(change) -%}
+        {%- else -%}
+            {%- do classified.widened.update({change[0] | lower: change[2]}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if checked and table_relation is not none -%}
         {%- set counts -%}
             select
-                {%- for name, table_type, source_type in retypes %}
+                {%- for name, table_type, source_type in checked %}
                 {%- set bound = scd2_audit._scd2_exact_integer_bound(source_type) %}
                 count_if({{ scd2_audit._scd2_quote(name) }} not between -{{ bound }} and {{ bound }})
                 {{- ',' if not loop.last }}
@@ -121,7 +134,7 @@
             from {{ table_relation }}
         {%- endset -%}
         {%- set values = run_query(counts).rows[0] -%}
-        {%- for change in retypes -%}
+        {%- for change in checked -%}
             {%- if values[loop.index0] == 0 -%}
                 {%- do classified.widened.update({change[0] | lower: change[2]}) -%}
             {%- else -%}
@@ -130,7 +143,7 @@
             {%- endif -%}
         {%- endfor -%}
     {%- else -%}
-        {%- for change in retypes -%}
+        {%- for change in checked -%}
             {%- do classified.widened.update({change[0] | lower: change[2]}) -%}
         {%- endfor -%}
     {%- endif -%}

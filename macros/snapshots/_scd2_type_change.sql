@@ -12,8 +12,8 @@
     -#}
     {%- set t = table_type | lower | replace(' ', '') -%}
     {%- set s = source_type | lower | replace(' ', '') -%}
-    {%- set int_rank = scd2_audit._scd2_integer_types() -%}
-    {%- set int_digits = {1: 3, 2: 5, 3: 10, 4: 19} -%}
+    {#- Each integer type's largest value: the wider type has the larger one. -#}
+    {%- set int_max = scd2_audit._scd2_integer_types() -%}
     {%- if t == s -%}{{ return('same') }}{%- endif -%}
     {%- set t_dec = t.startswith('decimal(') -%}
     {%- set s_dec = s.startswith('decimal(') -%}
@@ -25,20 +25,20 @@
     {%- endif -%}
     {%- if t == 'string' and (s.startswith('varchar(') or s.startswith('char(')) -%}
         {{ return('fits') }}
-    {%- elif s in int_rank and t in int_rank -%}
-        {%- if int_rank[s] <= int_rank[t] -%}{{ return('fits') }}{%- endif -%}
-        {%- if int_rank[t] <= 3 and int_rank[s] == 4 -%}{{ return('widen') }}{%- endif -%}
-    {%- elif t in int_rank and s in ['float', 'double'] -%}
+    {%- elif s in int_max and t in int_max -%}
+        {%- if int_max[s] <= int_max[t] -%}{{ return('fits') }}{%- endif -%}
+        {%- if int_max[s] > int_max['int'] -%}{{ return('widen') }}{%- endif -%}
+    {%- elif t in int_max and s in ['float', 'double'] -%}
         {{ return('retype') }}
-    {%- elif t == 'double' and (s == 'float' or (s in int_rank and int_rank[s] <= 3)) -%}
+    {%- elif t == 'double' and (s == 'float' or (s in int_max and int_max[s] <= int_max['int'])) -%}
         {{ return('fits') }}
     {%- elif t == 'float' and s == 'double' -%}
         {{ return('widen') }}
     {%- elif t_dec and s_dec -%}
         {%- if s_s <= t_s and (s_p - s_s) <= (t_p - t_s) -%}{{ return('fits') }}{%- endif -%}
         {%- if s_s == t_s and s_p > t_p -%}{{ return('widen') }}{%- endif -%}
-    {%- elif t_dec and s in int_rank -%}
-        {%- if int_digits[int_rank[s]] <= t_p - t_s -%}{{ return('fits') }}{%- endif -%}
+    {%- elif t_dec and s in int_max -%}
+        {%- if (int_max[s] | string | length) <= t_p - t_s -%}{{ return('fits') }}{%- endif -%}
     {%- endif -%}
     {{ return('incompatible') }}
 {%- endmacro %}
