@@ -56,9 +56,8 @@
     {%- for change in classified.retyped -%}
         {%- set lower_name = change[0] | lower -%}
         {%- set word = '(?<![A-Za-z0-9_])' ~ modules.re.escape(change[0]) ~ '(?![A-Za-z0-9_])' -%}
-        {%- for text, reason in kept_by if lower_name not in kept and (
-                text | lower == lower_name
-                or modules.re.search(word, text, modules.re.IGNORECASE)) -%}
+        {%- for text, reason in kept_by if lower_name not in kept
+                and modules.re.search(word, text, modules.re.IGNORECASE) -%}
             {%- do kept.update({lower_name: reason}) -%}
         {%- endfor -%}
         {%- do (changed if lower_name in kept else retypes).append(change) -%}
@@ -116,12 +115,9 @@
         the table, for an integer type with values beyond it (an int into a double needs
         none). -#}
     {%- set checked = [] -%}
-    {%- for change in retypes -%}
-        {%- if integers[change[1] | lower] > scd2_audit._scd2_exact_integer_bound(change[2]) -%}
-            {%- do checked.append(change) -%}
-        {%- else -%}
-            {%- do classified.widened.update({change[0] | lower: change[2]}) -%}
-        {%- endif -%}
+    {%- for change in retypes
+            if integers[change[1] | lower] > scd2_audit._scd2_exact_integer_bound(change[2]) -%}
+        {%- do checked.append(change) -%}
     {%- endfor -%}
     {%- if checked and table_relation is not none -%}
         {%- set counts -%}
@@ -135,18 +131,18 @@
         {%- endset -%}
         {%- set values = run_query(counts).rows[0] -%}
         {%- for change in checked -%}
-            {%- if values[loop.index0] == 0 -%}
-                {%- do classified.widened.update({change[0] | lower: change[2]}) -%}
-            {%- else -%}
+            {%- if values[loop.index0] != 0 -%}
                 {%- do beyond.update({change[0] | lower: values[loop.index0]}) -%}
-                {%- do changed.append(change) -%}
             {%- endif -%}
         {%- endfor -%}
-    {%- else -%}
-        {%- for change in checked -%}
-            {%- do classified.widened.update({change[0] | lower: change[2]}) -%}
-        {%- endfor -%}
     {%- endif -%}
+    {%- for change in retypes -%}
+        {%- if change[0] | lower in beyond -%}
+            {%- do changed.append(change) -%}
+        {%- else -%}
+            {%- do classified.widened.update({change[0] | lower: change[2]}) -%}
+        {%- endif -%}
+    {%- endfor -%}
     {%- set incompatible = [] -%}
     {%- for name, table_type, source_type in changed -%}
         {%- set lower_name = name | lower -%}
