@@ -147,6 +147,116 @@ def test_a_source_of_files_is_read_as_it_is_now(
     assert history(dbt_project, "snap") == rows
 
 
+def test_a_relation_that_does_not_exist_fails_the_run_naming_it(
+    dbt_project: ScratchProject, tmp_path
+) -> None:
+    """A source dropped after the first run, a ref to a model not built yet, and an
+    scd2_events model over a source never created: each run fails before writing, naming the
+    ref() or source() and what to do (Spark's TABLE_OR_VIEW_NOT_FOUND named the table and
+    advised `DROP VIEW IF EXISTS`). A ref named only in a `-- depends_on:` comment or in a
+    string is not read, so it need not exist."""
+    folder = tmp_path / "extract"
+    folder.mkdir()
+    (folder / "day1.csv").write_text("\n".join(DAY1) + "\n")
+    spark = dbt_project.spark
+    spark.sql(f"create schema if not exists {dbt_project.schema}")
+    spark.sql(
+        f"create table {dbt_project.table('extract')} (id int, name string, amount int) "
+        f"using csv location '{folder}'"
+    )
+    # Read though no schema lists them: a global temporary view, and files by their path.
+    spark.sql(
+        f"create or replace global temp view {dbt_project.schema}_view "
+        "as select * from values (5, 'e', 50) as t(id, name, amount)"
+    )
+    spark.createDataFrame([(6, "f", 60)], "id int, name string, amount int").write.parquet(
+        str(tmp_path / "files")
+    )
+    tables = [{"name": "extract"}, {"name": "change_events"}]
+    sources = [
+        {"name": "landing", "schema": dbt_project.schema, "tables": tables},
+        {
+            "name": "temp",
+            "schema": "global_temp",
+            "tables": [{"name": f"{dbt_project.schema}_view"}],
+        },
+        {
+            "name": "files",
+            "schema": "parquet",
+            "quoting": {"identifier": True},
+            "tables": [{"name": "day", "identifier": str(tmp_path / "files")}],
+        },
+    ]
+    dbt_project.write("models/landing.yml", yaml.safe_dump({"version": 2, "sources": sources}))
+    dbt_project.write("models/unbuilt.sql", "select 1 as id")
+    config = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"
+    write_snapshot(
+        dbt_project,
+        "snap",
+        config,
+        select="-- depends_on: {{ ref('unbuilt') }}\n"
+        "select *, 'not {{ ref(\"unbuilt\") }}' as label "
+        "from {{ source('landing', 'extract') }}",
+    )
+    write_snapshot(dbt_project, "early", config, select="select * from {{ ref('unbuilt') }}")
+    write_snapshot(
+        dbt_project,
+        "elsewhere",
+        config,
+        select=f"select * from {{{{ source('temp', '{dbt_project.schema}_view') }}}} "
+        "union all select * from {{ source('files', 'day') }}",
+    )
+    dbt_project.write(
+        "models/history.sql",
+        """
+        {{ config(materialized='scd2_events', unique_key='id', event_order_by=['ts']) }}
+        select * from {{ source('landing', 'change_events') }}
+        """,
+    )
+
+    # Day 1: `unbuilt` is only named in a comment and a string; three open versions.
+    dbt_project.dbt("snapshot", "--select", "snap")
+    before = history(dbt_project, "snap")
+    assert [(r["id"], r["amount"], r["dbt_valid_to"]) for r in before] == [
+        (1, 10, None),
+        (2, 20, None),
+        (3, 30, None),
+    ]
+    commits = spark.sql(f"select * from {dbt_project.table('snap')}.snapshots").count()
+
+    dbt_project.dbt("snapshot", "--select", "elsewhere")
+    assert [(r["id"], r["amount"]) for r in history(dbt_project, "elsewhere")] == [(5, 50), (6, 60)]
+
+    # The source is dropped: the run fails naming it; the history and its commits stay.
+    spark.sql(f"drop table {dbt_project.table('extract')}")
+    message = snapshot_failure(dbt_project, "--select", "snap")
+    assert (
+        "Snapshot 'snap': its query reads source('landing', 'extract'), the table "
+        f"{dbt_project.schema}.extract, which does not exist. Nothing was written. "
+        "Load the source first" in message
+    ), message
+    assert "DROP VIEW" not in message, message
+    assert history(dbt_project, "snap") == before
+    assert spark.sql(f"select * from {dbt_project.table('snap')}.snapshots").count() == commits
+
+    # A first run over a model not built yet: said so; no table.
+    message = snapshot_failure(dbt_project, "--select", "early")
+    assert (
+        f"Snapshot 'early': its query reads ref('unbuilt'), the table {dbt_project.schema}"
+        ".unbuilt, which does not exist. Nothing was written. Build it first" in message
+    ), message
+    assert not spark.catalog.tableExists(dbt_project.table("early"))
+
+    # An scd2_events model over a source never created: the same, before anything is built.
+    step = dbt_project.dbt("run", "--select", "history", check=False)
+    (result,) = step.result.results
+    assert str(result.status).lower() == "error", result.status
+    assert "scd2_events model history: its query reads source('landing', 'change_events')" in str(
+        result.message
+    ), result.message
+    assert not spark.catalog.tableExists(dbt_project.table("history"))
+
+
 def test_timestamp_strategy(dbt_project: ScratchProject) -> None:
     write_snapshot(
         dbt_project,

@@ -83,7 +83,7 @@
 
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
-    {% do scd2_audit._scd2_refresh_upstream(model) %}
+    {% do scd2_audit._scd2_refresh_upstream(model, "Snapshot '" ~ model.name ~ "'") %}
 
     {#- The query's columns and types, read once for the checks below. -#}
     {% set query_columns = scd2_audit._scd2_query_columns(model['compiled_code']) %}

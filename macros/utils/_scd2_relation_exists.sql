@@ -2,9 +2,12 @@
     {#-
         Whether the table or view `relation` names exists: true or false, or none where it
         cannot be asked (a string, a unit test's fixture or an ephemeral model's CTE, a
-        relation without a schema). Asked by name (`show namespaces ... like`, `show tables
-        ... like`), not through dbt's relation cache, which would list a source's whole schema
-        (and fail on a view there that the metastore cannot read back).
+        relation without a schema, one in a catalog the session has not loaded, and a query of
+        files by path, parquet.`/data/x`, which Spark reads when no such schema exists). Asked
+        by name (`show namespaces ... like`, `show tables ... like`), not through dbt's
+        relation cache, which would list a source's whole schema (and fail on a view there
+        that the metastore cannot read back). Spark's schema of global temporary views, which
+        no catalog lists, is asked for its views directly.
     -#}
     {%- set table = scd2_audit._scd2_table_relation(relation) -%}
     {%- if table is none or scd2_audit._scd2_fixture_name(table) or not table.schema -%}
@@ -12,9 +15,10 @@
     {%- endif -%}
     {#- A schema with a catalog in it (`spark_catalog.raw`, as a source may name one, since
         dbt-spark takes no `database`): its namespace is asked of that catalog, each part
-        quoted; `show databases` lists the current catalog's only. A catalog the session has
-        not loaded (`show catalogs` lists the loaded ones) is taken for one without it: it
-        holds nothing to refresh. -#}
+        quoted; `show databases` lists the current catalog's only. Of a catalog the session
+        has not loaded (`show catalogs` lists the loaded ones; Spark loads a configured one
+        when a statement first names it) nothing can be said without loading it: none, so
+        that a source there is neither refreshed nor taken for missing. -#}
     {%- set parts = table.schema.split('.') -%}
     {%- set quoted_parts = [] -%}
     {%- for part in parts -%}
@@ -24,16 +28,20 @@
         (dbt-spark's check_schema_exists does not: a schema configured `MySchema`, listed
         `myschema`, was taken for missing, and its sources were not refreshed). -#}
     {%- if parts | length > 1 -%}
-        {%- set schema_exists = run_query('show catalogs like '
-                ~ scd2_audit._scd2_sql_string(parts[0])).rows | length > 0
-            and run_query('show namespaces in ' ~ quoted_parts[0] ~ ' like '
-                ~ scd2_audit._scd2_sql_string(parts[1:] | join('.'))).rows | length > 0 -%}
+        {%- if run_query('show catalogs like '
+                ~ scd2_audit._scd2_sql_string(parts[0])).rows | length == 0 -%}
+            {{ return(none) }}
+        {%- endif -%}
+        {%- set schema_exists = run_query('show namespaces in ' ~ quoted_parts[0] ~ ' like '
+            ~ scd2_audit._scd2_sql_string(parts[1:] | join('.'))).rows | length > 0 -%}
     {%- else -%}
         {%- set schema_exists = run_query('show namespaces like '
-            ~ scd2_audit._scd2_sql_string(table.schema)).rows | length > 0 -%}
+            ~ scd2_audit._scd2_sql_string(table.schema)).rows | length > 0
+            or table.schema | lower == run_query(
+                'set spark.sql.globalTempDatabase').rows[0][1] | lower -%}
     {%- endif -%}
     {%- if not schema_exists -%}
-        {{ return(false) }}
+        {{ return(none if parts | length == 1 and '/' in table.identifier else false) }}
     {%- endif -%}
     {%- set found = run_query('show tables in ' ~ quoted_parts | join('.')
         ~ ' like ' ~ scd2_audit._scd2_sql_string(table.identifier)) -%}
