@@ -15,8 +15,9 @@
             {%- do scd2_audit._scd2_run_sql('refresh table '
                 ~ scd2_audit._scd2_table_relation(reference.relation)) -%}
         {%- elif exists is not none -%}
-            {%- if (reference.relation | string)
-                    in scd2_audit._scd2_sql_code(node.compiled_code or '') -%}
+            {#- As a whole name: `raw.cust` is not read by a query of `raw.customers`. -#}
+            {%- if modules.re.search('(?<![\\w.`])' ~ modules.re.escape(reference.relation | string)
+                    ~ '(?![\\w`])', scd2_audit._scd2_sql_code(node.compiled_code or '')) -%}
                 {%- set is_source = reference.call.startswith('source(') -%}
                 {%- do exceptions.raise_compiler_error(
                     what ~ ": its query reads " ~ reference.call ~ ", the table "
