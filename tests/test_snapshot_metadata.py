@@ -153,8 +153,10 @@ def test_a_relation_that_does_not_exist_fails_the_run_naming_it(
     """A source dropped after the first run, a ref to a model not built yet, and an
     scd2_events model over a source never created: each run fails before writing, naming the
     ref() or source() and what to do (Spark's TABLE_OR_VIEW_NOT_FOUND named the table and
-    advised `DROP VIEW IF EXISTS`). A ref named only in a `-- depends_on:` comment or in a
-    string is not read, so it need not exist."""
+    advised `DROP VIEW IF EXISTS`). A ref named only in comments or strings, as Spark's lexer
+    reads them (nested comments, a quote inside a backquoted name, a raw string ending in a
+    backslash), is not read, so it need not exist; nor are relations no schema lists (a global
+    temporary view, files by their path, an Iceberg metadata table) taken for missing."""
     folder = tmp_path / "extract"
     folder.mkdir()
     (folder / "day1.csv").write_text("\n".join(DAY1) + "\n")
@@ -172,7 +174,11 @@ def test_a_relation_that_does_not_exist_fails_the_run_naming_it(
     spark.createDataFrame([(6, "f", 60)], "id int, name string, amount int").write.parquet(
         str(tmp_path / "files")
     )
-    tables = [{"name": "extract"}, {"name": "change_events"}]
+    tables = [
+        {"name": "extract"},
+        {"name": "change_events"},
+        {"name": "snap_commits", "identifier": "snap.snapshots"},
+    ]
     sources = [
         {"name": "landing", "schema": dbt_project.schema, "tables": tables},
         {
@@ -195,8 +201,10 @@ def test_a_relation_that_does_not_exist_fails_the_run_naming_it(
         "snap",
         config,
         select="-- depends_on: {{ ref('unbuilt') }}\n"
-        "select *, 'not {{ ref(\"unbuilt\") }}' as label "
-        "from {{ source('landing', 'extract') }}",
+        "/* nested /* comment */ {{ ref('unbuilt') }} */\n"
+        "select id, name as `name's`, amount, r'C:\\' as path, "
+        "'not {{ ref(\"unbuilt\") }}' as label\n"
+        "from {{ source('landing', 'extract') }} -- label's source: {{ ref('unbuilt') }}",
     )
     write_snapshot(dbt_project, "early", config, select="select * from {{ ref('unbuilt') }}")
     write_snapshot(
@@ -205,6 +213,12 @@ def test_a_relation_that_does_not_exist_fails_the_run_naming_it(
         config,
         select=f"select * from {{{{ source('temp', '{dbt_project.schema}_view') }}}} "
         "union all select * from {{ source('files', 'day') }}",
+    )
+    write_snapshot(
+        dbt_project,
+        "commits",
+        "unique_key='snapshot_id', strategy='check', check_cols='all'",
+        select="select snapshot_id, operation from {{ source('landing', 'snap_commits') }}",
     )
     dbt_project.write(
         "models/history.sql",
@@ -226,13 +240,23 @@ def test_a_relation_that_does_not_exist_fails_the_run_naming_it(
 
     dbt_project.dbt("snapshot", "--select", "elsewhere")
     assert [(r["id"], r["amount"]) for r in history(dbt_project, "elsewhere")] == [(5, 50), (6, 60)]
+    dbt_project.dbt("snapshot", "--select", "commits")
+    # One open version per commit of `snap`, as Spark reads its metadata table.
+    expected = spark.sql(
+        f"select snapshot_id, operation from {dbt_project.table('snap')}.snapshots"
+    )
+    rows = history(dbt_project, "commits", order_by="snapshot_id")
+    assert [(r["snapshot_id"], r["operation"], r["dbt_valid_to"]) for r in rows] == sorted(
+        (r.snapshot_id, r.operation, None) for r in expected.collect()
+    )
 
     # The source is dropped: the run fails naming it; the history and its commits stay.
     spark.sql(f"drop table {dbt_project.table('extract')}")
     message = snapshot_failure(dbt_project, "--select", "snap")
     assert (
         "Snapshot 'snap': its query reads source('landing', 'extract'), the table "
-        f"{dbt_project.schema}.extract, which does not exist. Nothing was written. "
+        f"{dbt_project.schema}.extract, which does not exist. {dbt_project.schema}.snap was "
+        "not written. "
         "Load the source first" in message
     ), message
     assert "DROP VIEW" not in message, message
@@ -243,7 +267,8 @@ def test_a_relation_that_does_not_exist_fails_the_run_naming_it(
     message = snapshot_failure(dbt_project, "--select", "early")
     assert (
         f"Snapshot 'early': its query reads ref('unbuilt'), the table {dbt_project.schema}"
-        ".unbuilt, which does not exist. Nothing was written. Build it first" in message
+        f".unbuilt, which does not exist. {dbt_project.schema}.early was not written. "
+        "Build it first" in message
     ), message
     assert not spark.catalog.tableExists(dbt_project.table("early"))
 

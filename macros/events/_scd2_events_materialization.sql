@@ -57,7 +57,8 @@
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
-    {%- do scd2_audit._scd2_refresh_upstream(model, 'scd2_events model ' ~ identifier) -%}
+    {%- do scd2_audit._scd2_refresh_upstream(model, 'scd2_events model ' ~ identifier,
+        target_relation) -%}
 
     {#- The events' columns and their Spark types, without running the select. -#}
     {%- set event_columns = [] -%}

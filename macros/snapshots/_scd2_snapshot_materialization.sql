@@ -83,7 +83,8 @@
 
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
-    {% do scd2_audit._scd2_refresh_upstream(model, "Snapshot '" ~ model.name ~ "'") %}
+    {% do scd2_audit._scd2_refresh_upstream(
+        model, "Snapshot '" ~ model.name ~ "'", target_relation) %}
 
     {#- The query's columns and types, read once for the checks below. -#}
     {% set query_columns = scd2_audit._scd2_query_columns(model['compiled_code']) %}

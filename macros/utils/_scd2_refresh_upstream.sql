@@ -1,4 +1,4 @@
-{% macro _scd2_refresh_upstream(node, what) -%}
+{% macro _scd2_refresh_upstream(node, what, target) -%}
     {#-
         _scd2_refresh_relation for each relation `node` reads through ref() and source()
         (_scd2_upstream_references): a snapshot or an scd2_events run reads its sources as they
@@ -6,8 +6,10 @@
         and strings, _scd2_sql_code) fails the run here, before anything is written, naming the
         ref() or source() and what to do: Spark's TABLE_OR_VIEW_NOT_FOUND named the table only,
         and advised `DROP VIEW IF EXISTS`. A relation only named in a comment (`-- depends_on:`)
-        is left alone, as _scd2_refresh_relation leaves it. `what` begins the message
-        ("Snapshot 'customers'").
+        is left alone, as _scd2_refresh_relation leaves it. It runs after the pre-hooks, which
+        may create what the query reads; so the message says the node's table is unchanged,
+        not that nothing was written. `what` begins the message ("Snapshot 'customers'"),
+        `target` is the node's table.
     -#}
     {%- for reference in scd2_audit._scd2_upstream_references(node) -%}
         {%- set exists = scd2_audit._scd2_relation_exists(reference.relation) -%}
@@ -22,7 +24,7 @@
                 {%- do exceptions.raise_compiler_error(
                     what ~ ": its query reads " ~ reference.call ~ ", the table "
                     ~ scd2_audit._scd2_table_relation(reference.relation)
-                    ~ ", which does not exist. Nothing was written. "
+                    ~ ", which does not exist. " ~ target ~ " was not written. "
                     ~ ("Load the source first (dbt seed for a seed, or the job that fills it), "
                         ~ "or correct its schema or identifier in the source's YAML."
                        if is_source else

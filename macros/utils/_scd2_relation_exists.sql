@@ -2,8 +2,9 @@
     {#-
         Whether the table or view `relation` names exists: true or false, or none where it
         cannot be asked (a string, a unit test's fixture or an ephemeral model's CTE, a
-        relation without a schema, one in a catalog the session has not loaded, and a query of
-        files by path, parquet.`/data/x`, which Spark reads when no such schema exists). Asked
+        relation without a schema, one in a catalog the session has not loaded, a name that
+        Spark's `like` would read as a pattern, and a query of files by path,
+        parquet.`/data/x`, which Spark reads when no such schema exists). Asked
         by name (`show namespaces ... like`, `show tables ... like`), not through dbt's
         relation cache, which would list a source's whole schema (and fail on a view there
         that the metastore cannot read back). Spark's schema of global temporary views, which
@@ -14,34 +15,47 @@
         {{ return(none) }}
     {%- endif -%}
     {#- A schema with a catalog in it (`spark_catalog.raw`, as a source may name one, since
-        dbt-spark takes no `database`): its namespace is asked of that catalog, each part
-        quoted; `show databases` lists the current catalog's only. Of a catalog the session
-        has not loaded (`show catalogs` lists the loaded ones; Spark loads a configured one
-        when a statement first names it) nothing can be said without loading it: none, so
-        that a source there is neither refreshed nor taken for missing. -#}
+        dbt-spark takes no `database`): its namespace is asked of its parent, each part
+        quoted (`show namespaces in cat.a like 'b'`; `show databases` lists the current
+        catalog's only). Of a catalog the session has not loaded (`show catalogs` lists the
+        loaded ones; Spark loads a configured one when a statement first names it) nothing
+        can be said without loading it: none, so that a source there is neither refreshed
+        nor taken for missing. -#}
     {%- set parts = table.schema.split('.') -%}
+    {#- Spark's `like` takes a pattern (`*` any text, `|` alternatives, the rest a regular
+        expression) and compares names without regard to case, as Spark resolves them
+        (dbt-spark's check_schema_exists does not: a schema configured `MySchema`, listed
+        `myschema`, was taken for missing, and its sources were not refreshed). A name with a
+        character that means something in a pattern cannot be asked so: none. This also
+        covers an identifier with a dot, an Iceberg metadata table (`orders.snapshots`) or a
+        file by its path (parquet.`data.parquet`). -#}
+    {%- for name in parts + [table.identifier]
+            if modules.re.search('[.^$*+?()\\[\\]{}|\\\\]', name) -%}
+        {{ return(none) }}
+    {%- endfor -%}
     {%- set quoted_parts = [] -%}
     {%- for part in parts -%}
         {%- do quoted_parts.append(scd2_audit._scd2_quote(part)) -%}
     {%- endfor -%}
-    {#- Spark's `like` compares names without regard to case, as Spark resolves them
-        (dbt-spark's check_schema_exists does not: a schema configured `MySchema`, listed
-        `myschema`, was taken for missing, and its sources were not refreshed). -#}
     {%- if parts | length > 1 -%}
         {%- if run_query('show catalogs like '
                 ~ scd2_audit._scd2_sql_string(parts[0])).rows | length == 0 -%}
             {{ return(none) }}
         {%- endif -%}
-        {%- set schema_exists = run_query('show namespaces in ' ~ quoted_parts[0] ~ ' like '
-            ~ scd2_audit._scd2_sql_string(parts[1:] | join('.'))).rows | length > 0 -%}
+        {%- set schema_exists = run_query('show namespaces in ' ~ quoted_parts[:-1] | join('.')
+            ~ ' like ' ~ scd2_audit._scd2_sql_string(parts[-1])).rows | length > 0 -%}
     {%- else -%}
         {%- set schema_exists = run_query('show namespaces like '
             ~ scd2_audit._scd2_sql_string(table.schema)).rows | length > 0
             or table.schema | lower == run_query(
                 'set spark.sql.globalTempDatabase').rows[0][1] | lower -%}
     {%- endif -%}
+    {#- A schema that does not exist may be a file format, for files read by their path
+        (parquet.`/data/x`, which Spark reads when no such schema exists): none. -#}
     {%- if not schema_exists -%}
-        {{ return(none if parts | length == 1 and '/' in table.identifier else false) }}
+        {{ return(none if parts | length == 1 and ('/' in table.identifier or table.schema | lower
+            in ['parquet', 'orc', 'json', 'csv', 'text', 'avro', 'binaryfile', 'delta', 'hudi'])
+            else false) }}
     {%- endif -%}
     {%- set found = run_query('show tables in ' ~ quoted_parts | join('.')
         ~ ' like ' ~ scd2_audit._scd2_sql_string(table.identifier)) -%}
