@@ -178,6 +178,7 @@ def test_a_relation_that_does_not_exist_fails_the_run_naming_it(
         {"name": "extract"},
         {"name": "change_events"},
         {"name": "snap_commits", "identifier": "snap.snapshots"},
+        {"name": "gone"},
     ]
     sources = [
         {"name": "landing", "schema": dbt_project.schema, "tables": tables},
@@ -195,6 +196,10 @@ def test_a_relation_that_does_not_exist_fails_the_run_naming_it(
     ]
     dbt_project.write("models/landing.yml", yaml.safe_dump({"version": 2, "sources": sources}))
     dbt_project.write("models/unbuilt.sql", "select 1 as id")
+    ephemeral = "{{ config(materialized='ephemeral') }} select * from "
+    dbt_project.write("models/eph_extract.sql", ephemeral + "{{ source('landing', 'extract') }}")
+    dbt_project.write("models/eph_gone.sql", ephemeral + "{{ source('landing', 'gone') }}")
+    dbt_project.write("models/eph_eph.sql", ephemeral + "{{ ref('eph_gone') }}")
     config = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"
     write_snapshot(
         dbt_project,
@@ -214,6 +219,8 @@ def test_a_relation_that_does_not_exist_fails_the_run_naming_it(
         select=f"select * from {{{{ source('temp', '{dbt_project.schema}_view') }}}} "
         "union all select * from {{ source('files', 'day') }}",
     )
+    write_snapshot(dbt_project, "via_eph", config, select="select * from {{ ref('eph_extract') }}")
+    write_snapshot(dbt_project, "via_eph_eph", config, select="select * from {{ ref('eph_eph') }}")
     write_snapshot(
         dbt_project,
         "commits",
@@ -249,6 +256,27 @@ def test_a_relation_that_does_not_exist_fails_the_run_naming_it(
     assert [(r["snapshot_id"], r["operation"], r["dbt_valid_to"]) for r in rows] == sorted(
         (r.snapshot_id, r.operation, None) for r in expected.collect()
     )
+
+    # A source read through an ephemeral model is refreshed too: a file added to the folder
+    # is read by the next run in this session (Spark kept the table's list of files).
+    dbt_project.dbt("snapshot", "--select", "via_eph")
+    (folder / "day1b.csv").write_text("7,g,70\n")
+    dbt_project.dbt("snapshot", "--select", "via_eph")
+    assert [(r["id"], r["dbt_valid_to"]) for r in history(dbt_project, "via_eph")] == [
+        (1, None),
+        (2, None),
+        (3, None),
+        (7, None),
+    ]
+    # A missing source read through two ephemeral models: named, with the model it comes
+    # through; no table.
+    message = snapshot_failure(dbt_project, "--select", "via_eph_eph")
+    assert (
+        "Snapshot 'via_eph_eph': its query reads source('landing', 'gone') (read through the "
+        f"ephemeral model eph_gone), the table {dbt_project.schema}.gone, which does not exist."
+        in message
+    ), message
+    assert not spark.catalog.tableExists(dbt_project.table("via_eph_eph"))
 
     # The source is dropped: the run fails naming it; the history and its commits stay.
     spark.sql(f"drop table {dbt_project.table('extract')}")

@@ -5,11 +5,10 @@
         table, or a view over one) for the session: a session that runs dbt more than once (a
         notebook, dbtRunner, a long-lived process) read the files of its first run, missed
         the day's new ones and reported success, or failed on a file replaced since.
-        Left alone: a string, a unit test's fixture or an ephemeral model's CTE (not a table:
-        the sources an ephemeral model reads are not refreshed), and a relation that does not
-        exist (a ref that only declares a dependency, a path source such as
-        parquet.`/data/x`; _scd2_relation_exists): the query itself reports what it cannot
-        read. About 50 to 80 ms a relation; a file-based table's folder is listed again.
+        Left alone: a string, a unit test's fixture or an ephemeral model's CTE (not a
+        table; _scd2_upstream_references gives what the ephemeral model reads), and a
+        relation that does not exist or cannot be asked about (_scd2_relation_exists): the
+        query itself reports what it cannot read. About 50 to 80 ms a relation; a file-based table's folder is listed again.
     -#}
     {%- if scd2_audit._scd2_relation_exists(relation) -%}
         {%- do scd2_audit._scd2_run_sql('refresh table '

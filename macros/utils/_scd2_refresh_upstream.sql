@@ -18,7 +18,7 @@
                 ~ scd2_audit._scd2_table_relation(reference.relation)) -%}
         {%- elif exists is not none -%}
             {#- As a whole name: `raw.cust` is not read by a query of `raw.customers`. -#}
-            {%- if modules.re.search('(?<![\\w.`])' ~ modules.re.escape(reference.relation | string)
+            {%- if modules.re.search('(?<![\\w.`])' ~ modules.re.escape(reference.rendered)
                     ~ '(?![\\w`])', scd2_audit._scd2_sql_code(node.compiled_code or '')) -%}
                 {%- set is_source = reference.call.startswith('source(') -%}
                 {%- do exceptions.raise_compiler_error(
