@@ -11,6 +11,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from python_helpers.tooling.scratch import ScratchProject
+from tests.snapshot_helpers import write_snapshot
 
 
 def _views(spark: SparkSession, schema: str) -> set[str]:
@@ -247,6 +248,20 @@ def test_events_and_analyst_views_in_a_named_iceberg_catalog(
         f"from {project.table('audit')} where process_id = '{run2}'"
     ).collect()
     assert [tuple(r) for r in audit] == [(2, 1, 1)]
+
+    # A snapshot over a view model: the catalog lists its views under `show views` only, and
+    # the snapshot's check of what it reads took the view for missing.
+    project.write("models/stg.sql", "{{ config(materialized='view') }} select 1 as id, 'a' as v")
+    write_snapshot(
+        project,
+        "snap_of_view",
+        "unique_key='id', strategy='check', check_cols='all'",
+        select="select * from {{ ref('stg') }}",
+    )
+    project.dbt("run", "--select", "stg")
+    project.dbt("snapshot", "--select", "snap_of_view")
+    rows = spark.sql(f"select id, v, dbt_valid_to from {project.table('snap_of_view')}").collect()
+    assert [tuple(r) for r in rows] == [(1, "a", None)]
 
     project.dbt("run", "--select", "audit", "--vars", "{audit_as: table}")
     tables = {r.tableName for r in spark.sql(f"show tables in {project.schema}").collect()}

@@ -1,4 +1,4 @@
-{% macro _scd2_refresh_relation(relation) -%}
+{% macro _scd2_refresh_relation(relation, exists=none) -%}
     {#-
         `refresh table` for the table or view `relation` names, before a run reads it. Spark
         keeps the list of a file-based table's files (`using json`, `using csv`, a Hive
@@ -7,10 +7,14 @@
         the day's new ones and reported success, or failed on a file replaced since.
         Left alone: a string, a unit test's fixture or an ephemeral model's CTE (not a
         table; _scd2_upstream_references gives what the ephemeral model reads), and a
-        relation that does not exist or cannot be asked about (_scd2_relation_exists): the
-        query itself reports what it cannot read. About 50 to 80 ms a relation; a file-based table's folder is listed again.
+        relation that does not exist or cannot be asked about, or a view of a catalog that
+        cannot refresh it (_scd2_relation_exists): the query itself reports what it cannot
+        read. `exists`, where the caller asked already, spares asking again. About 50 to 80 ms a relation; a file-based table's folder is
+        listed again.
     -#}
-    {%- if scd2_audit._scd2_relation_exists(relation) -%}
+    {%- set exists = exists if exists is not none
+        else scd2_audit._scd2_relation_exists(relation) -%}
+    {%- if exists is sameas true -%}
         {%- do scd2_audit._scd2_run_sql('refresh table '
             ~ scd2_audit._scd2_table_relation(relation)) -%}
     {%- endif -%}

@@ -1,10 +1,10 @@
 {% macro _scd2_relation_exists(relation) -%}
     {#-
-        Whether the table or view `relation` names exists: true or false, or none where it
-        cannot be asked (a string, a unit test's fixture or an ephemeral model's CTE, a
-        relation without a schema, one in a catalog the session has not loaded, a name that
-        Spark's `like` would read as a pattern, and a query of files by path,
-        parquet.`/data/x`, which Spark reads when no such schema exists). Asked
+        Whether the table or view `relation` names exists: true, 'view' (below) or false, or
+        none where it cannot be asked (a string, a unit test's fixture or an ephemeral
+        model's CTE, a relation without a schema, one in a catalog the session has not
+        loaded, a name that Spark's `like` would read as a pattern, and a query of files by
+        path, parquet.`/data/x`, which Spark reads when no such schema exists). Asked
         by name (`show namespaces ... like`, `show tables ... like`), not through dbt's
         relation cache, which would list a source's whole schema (and fail on a view there
         that the metastore cannot read back). Spark's schema of global temporary views, which
@@ -42,8 +42,23 @@
                 ~ scd2_audit._scd2_sql_string(parts[0])).rows | length == 0 -%}
             {{ return(none) }}
         {%- endif -%}
-        {%- set schema_exists = run_query('show namespaces in ' ~ quoted_parts[:-1] | join('.')
-            ~ ' like ' ~ scd2_audit._scd2_sql_string(parts[-1])).rows | length > 0 -%}
+        {#- Level by level from the catalog (`show namespaces in` a namespace that does not
+            exist fails). A last part that is a table of its parent names an Iceberg metadata
+            table (`spark_catalog.db.orders` with identifier `snapshots`): none. -#}
+        {%- set level = namespace(found=true) -%}
+        {%- for depth in range(1, parts | length) -%}
+            {%- if level.found -%}
+                {%- set parent = quoted_parts[:depth] | join('.') -%}
+                {%- set name = scd2_audit._scd2_sql_string(parts[depth]) -%}
+                {%- set level.found = run_query('show namespaces in ' ~ parent ~ ' like '
+                    ~ name).rows | length > 0 -%}
+                {%- if not level.found and depth > 1 and depth == parts | length - 1
+                        and run_query('show tables in ' ~ parent ~ ' like ' ~ name).rows -%}
+                    {{ return(none) }}
+                {%- endif -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- set schema_exists = level.found -%}
     {%- else -%}
         {%- set schema_exists = run_query('show namespaces like '
             ~ scd2_audit._scd2_sql_string(table.schema)).rows | length > 0
@@ -57,7 +72,17 @@
             in ['parquet', 'orc', 'json', 'csv', 'text', 'avro', 'binaryfile', 'delta', 'hudi'])
             else false) }}
     {%- endif -%}
-    {%- set found = run_query('show tables in ' ~ quoted_parts | join('.')
-        ~ ' like ' ~ scd2_audit._scd2_sql_string(table.identifier)) -%}
-    {{ return(found.rows | length > 0) }}
+    {%- set pattern = scd2_audit._scd2_sql_string(table.identifier) -%}
+    {%- if run_query('show tables in ' ~ quoted_parts | join('.') ~ ' like ' ~ pattern).rows -%}
+        {{ return(true) }}
+    {%- endif -%}
+    {#- A catalog of Iceberg's own (SparkCatalog) lists its views under `show views` only
+        (list_relations_show_tables_without_caching); temporary views are not the schema's.
+        Such a view is 'view', which exists but which `refresh table` cannot plan (Spark's
+        "No plan for RefreshTable"). -#}
+    {%- for view in run_query('show views in ' ~ quoted_parts | join('.') ~ ' like '
+            ~ pattern).rows if not view[2] -%}
+        {{ return('view') }}
+    {%- endfor -%}
+    {{ return(false) }}
 {%- endmacro %}

@@ -7,7 +7,10 @@
         (`ref('orders')`, `source('raw', 'customers')`), for messages, and the name it has in
         the compiled query. An ephemeral model it reads is a CTE of that query, so what the
         ephemeral model reads (through more ephemeral models too) is added, from the graph:
-        its relation_name, and the call with the model it comes through.
+        its relation_name and quoting, and the call with the model it comes through (without
+        a package or version). The graph knows no --defer: a model the ephemeral one reads
+        that is deferred to the state's relation is named in the query by that relation, so
+        it is neither found there nor refreshed.
     -#}
     {%- set references = [] -%}
     {%- for reference in node.refs -%}
@@ -49,9 +52,12 @@
                 {%- endfor -%}
             {%- elif upstream and via and upstream.relation_name -%}
                 {%- set is_source = upstream.resource_type == 'source' -%}
+                {%- set quoting = upstream.get('quoting') or {} -%}
                 {%- do references.append({
                     'relation': api.Relation.create(schema=upstream.schema,
-                        identifier=upstream.identifier if is_source else upstream.alias),
+                        identifier=upstream.identifier if is_source else upstream.alias,
+                        quote_policy={'schema': quoting.get('schema') or false,
+                            'identifier': quoting.get('identifier') or false}),
                     'call': ("source('" ~ upstream.source_name ~ "', '" ~ upstream.name ~ "')"
                         if is_source else "ref('" ~ upstream.name ~ "')")
                         ~ " (read through the ephemeral model " ~ via ~ ")",
