@@ -9,8 +9,8 @@
         table; _scd2_upstream_references gives what the ephemeral model reads), and a
         relation that does not exist or cannot be asked about, or a view of a catalog that
         cannot refresh it (_scd2_relation_exists): the query itself reports what it cannot
-        read. `exists`, where the caller asked already, spares asking again. About 50 to 80 ms a relation; a file-based table's folder is
-        listed again.
+        read. `exists`, where the caller asked already, spares asking again. About 50 to 80
+        ms a relation; a file-based table's folder is listed again.
     -#}
     {%- set exists = exists if exists is not none
         else scd2_audit._scd2_relation_exists(relation) -%}
