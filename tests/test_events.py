@@ -2876,17 +2876,16 @@ def test_events_whose_columns_change_keep_their_history(dbt_project: ScratchProj
     message = failure(dbt_project)
     assert "name is string in the table but int in the events" in message
     assert "Nothing was written" in message
-    # points with fractions (double): an integer column the snapshots would rewrite as a
-    # double, which scd2_events refuses (its quarantine changes types in place only), with the
-    # advice that keeps the fractions.
+    # A key column turned double keeps its type (a key is compared by value and recorded in
+    # event_previous_key): refused, with the advice that keeps the fractions.
     write_events(
         dbt_project,
-        [(1, "Alice", "gold", 10.5, "u", at(4), 0, 1)],
-        ddl=f"id int, name string, tier string, points double, {base}",
+        [(1.5, "Alice", "gold", 10, "u", at(4), 0, 1)],
+        ddl=f"id double, name string, tier string, points int, {base}",
     )
     message = failure(dbt_project)
-    assert "points is int in the table but double in the events" in message, message
-    assert "Casting points back would drop the fractions of its new values" in message, message
+    assert "id is int in the table but double in the events, a key column" in message, message
+    assert "Casting id back would drop the fractions of its new values" in message, message
     assert "Nothing was written" in message
     assert spark.table(dbt_project.table("history")).columns == columns
     assert all_rows(dbt_project, "history") == before
@@ -2930,6 +2929,135 @@ def test_events_whose_columns_change_keep_their_history(dbt_project: ScratchProj
     commits = iceberg_commits(dbt_project, "history")
     run(dbt_project)
     assert iceberg_commits(dbt_project, "history") == commits
+
+
+def test_an_integer_column_whose_events_bring_fractions_becomes_a_double(
+    dbt_project: ScratchProject,
+) -> None:
+    """A JSON field of whole numbers in one batch (read as bigint) with fractions in a later
+    one (double): the history and the quarantine are rewritten with the column as a double,
+    as a snapshot's is, where every value they hold stays exact (within ±2^53; an int always
+    is); a value a double would round fails the run, naming the column, and writes nothing.
+    Whole numbers (bigint) into the double column likewise."""
+    spark = dbt_project.spark
+    base = "op string, ts timestamp, lsn bigint, before_id int"
+    big = 2**53 + 1  # the first integer a double cannot hold
+    quarantine = "history__quarantine"
+    q = dbt_project.table(quarantine)
+    write_model(dbt_project, "on_malformed_event='quarantine',")
+
+    def points(table: str) -> list[tuple]:
+        return [
+            tuple(r) for r in spark.sql(f"select id, points from {table} order by id, ts").collect()
+        ]
+
+    # Run 1, integer columns: ids 1 and 2 open; id 3's unknown operation is set aside, with a
+    # points value a double would round.
+    write_events(
+        dbt_project,
+        [
+            (1, 10, 1, 1, "r", at(0), 0, None),
+            (2, 20, big, 2, "r", at(0), 0, None),
+            (3, big, 5, 3, "x", at(0), 0, None),
+        ],
+        ddl=f"id int, points bigint, extra bigint, rank int, {base}",
+    )
+    run(dbt_project)
+    history = dbt_project.table("history")
+    assert dict(spark.table(history).dtypes)["points"] == "bigint"
+    assert points(q) == [(3, big)]
+    before, quarantined = all_rows(dbt_project, "history"), all_rows(dbt_project, quarantine)
+    commits = iceberg_commits(dbt_project, "history")
+
+    # Run 2: points, extra and rank come as doubles. extra holds 2^53 + 1 in the table, which
+    # a double would round: the run fails, naming it, and writes nothing.
+    doubles = f"id int, points double, extra double, rank double, {base}"
+    batch = [(1, 10.5, 1.0, 1.5, "u", at(1), 0, 1), (4, 1.25, 7.0, 4.5, "x", at(1), 0, None)]
+    write_events(dbt_project, batch, ddl=doubles)
+    message = failure(dbt_project)
+    assert (
+        f"extra is bigint in the table but double in the events, where 1 value(s) of the "
+        f"table lie beyond ±{2**53}"
+    ) in message, message
+    assert "points is" not in message and "rank is" not in message, message
+    assert "a key column" not in message, message
+    assert "Nothing was written" in message, message
+
+    # extra cast back to bigint in the batch: now the quarantine's own id 3 holds a points
+    # value a double would round, and the run fails before writing, naming it.
+    batch = [(1, 10.5, 1, 1.5, "u", at(1), 0, 1), (4, 1.25, 7, 4.5, "x", at(1), 0, None)]
+    write_events(
+        dbt_project, batch, ddl=f"id int, points double, extra bigint, rank double, {base}"
+    )
+    message = failure(dbt_project)
+    assert f"points (1 value(s) beyond ±{2**53})" in message, message
+    assert "Nothing was written" in message, message
+    for table, rows in (("history", before), (quarantine, quarantined)):
+        assert all_rows(dbt_project, table) == rows
+    assert iceberg_commits(dbt_project, "history") == commits
+    assert dict(spark.table(history).dtypes)["points"] == "bigint"
+    assert dict(spark.table(q).dtypes)["points"] == "bigint"
+
+    # The set-aside id 3 moved away by hand, the same batch runs: points and rank are doubles
+    # in both tables, the history's values kept exactly, in one commit of the history.
+    spark.sql(f"delete from {q} where id = 3")
+    run(dbt_project)
+    for table in (history, q):
+        types = dict(spark.table(table).dtypes)
+        assert [types["points"], types["extra"], types["rank"]] == ["double", "bigint", "double"]
+    assert iceberg_commits(dbt_project, "history") == commits + 1
+    assert [
+        tuple(r)
+        for r in spark.sql(
+            f"select id, points, extra, rank, dbt_valid_to is null from {history} "
+            "order by id, dbt_valid_from"
+        ).collect()
+    ] == [(1, 10.0, 1, 1.0, False), (1, 10.5, 1, 1.5, True), (2, 20.0, big, 2.0, True)]
+    assert points(q) == [(4, 1.25)]
+    assert_generic_tests_pass(dbt_project)
+
+    # The same batch again changes nothing and writes nothing, in either table.
+    commits = iceberg_commits(dbt_project, "history")
+    quarantine_commits = iceberg_commits(dbt_project, quarantine)
+    run(dbt_project)
+    assert iceberg_commits(dbt_project, "history") == commits
+    assert iceberg_commits(dbt_project, quarantine) == quarantine_commits
+
+    # Whole numbers again (bigint) go into the double column, as doubles: id 1's 11 is a
+    # change. One beyond ±2^53 would be rounded: that batch fails, naming it, writing nothing.
+    whole = f"id int, points bigint, extra bigint, rank int, {base}"
+    write_events(dbt_project, [(2, big, 2, 2, "u", at(3), 0, 2)], ddl=whole)
+    message = failure(dbt_project)
+    assert (
+        f"points is double in the table but bigint in the events, where 1 value(s) lie "
+        f"beyond ±{2**53}"
+    ) in message, message
+    assert iceberg_commits(dbt_project, "history") == commits
+    write_events(dbt_project, [(1, 11, 1, 2, "u", at(2), 0, 1)], ddl=whole)
+    run(dbt_project)
+    assert dict(spark.table(history).dtypes)["points"] == "double"
+    assert [
+        tuple(r)
+        for r in spark.sql(
+            f"select id, points from {history} order by id, dbt_valid_from"
+        ).collect()
+    ] == [(1, 10.0), (1, 10.5), (1, 11.0), (2, 20.0)]
+
+    # A table partitioned by hand is written by a MERGE, which cannot change its schema in the
+    # same commit: a new column fails the run, saying what to do, and writes nothing.
+    spark.sql(f"alter table {history} add partition field bucket(4, id)")
+    commits = iceberg_commits(dbt_project, "history")
+    write_events(
+        dbt_project,
+        [(1, 12.5, 1, 2.0, "vip", "u", at(4), 0, 1)],
+        ddl=f"id int, points double, extra bigint, rank double, note string, {base}",
+    )
+    message = failure(dbt_project)
+    assert "the events have new, wider or retyped columns (['note'])" in message, message
+    assert "its partitioning was changed by hand" in message, message
+    assert "Add or widen ['note'] first (alter table" in message, message
+    assert iceberg_commits(dbt_project, "history") == commits
+    assert "note" not in spark.table(history).columns
 
 
 def test_a_struct_that_gained_a_field_fails_clearly_and_the_advice_works(

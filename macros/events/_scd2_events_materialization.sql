@@ -19,8 +19,8 @@
            (_scd2_events_overwrite_sql) committed to a branch of its own at the snapshot it started
            from, then fast-forwards main to it if nothing else committed meanwhile
            (_scd2_events_publish); a table whose partitioning was changed by hand is MERGEd into
-           instead (on a branch likewise). Events that gained or widened columns since the table was
-           built (_scd2_events_schema_change) rewrite the whole table with its new schema in one
+           instead (on a branch likewise). Events that gained, widened or retyped columns since the
+           table was built (_scd2_events_schema_change) rewrite the whole table with its new schema in one
            `create or replace table ... as` instead, since Iceberg changes a schema outside any
            branch. A run whose events change nothing (replays, duplicates, deletes of absent keys)
            writes nothing, not even a commit, while a no-op after its key's mark commits its
@@ -89,10 +89,21 @@
     {%- endif -%}
     {%- set table_columns = ctx.key_columns + ctx.value_columns
         + scd2_audit._scd2_events_metadata_columns(ctx) -%}
+    {#- The snapshot the table's main branch is at before the run reads it: the run's write
+        goes to a branch at this snapshot and is published only if main is still there, i.e.
+        if nothing committed to the table while the run read it (_scd2_events_publish). The
+        reads are not pinned to it (`version as of` reads with the snapshot's schema, so a
+        column added since, as event_last_position may be, would be missing): a read that
+        saw another state means main moved, and the run then fails at its publication. Taken
+        before the schema check, whose counts of the table's values allow its retyped
+        columns' casts (_scd2_events_schema_change). -#}
+    {%- set base_snapshot = none if rebuild
+        else scd2_audit._scd2_events_main_snapshot(target_relation) -%}
     {%- set schema_change = none -%}
     {%- if not rebuild -%}
         {#- Events whose columns changed since the table was built: new ones are added, gone
-            ones kept (NULL from now on), widened types widened, in the run's one commit. -#}
+            ones kept (NULL from now on), widened types widened, integer ones that now bring
+            fractions retyped, in the run's one commit. -#}
         {%- set schema_change = scd2_audit._scd2_events_schema_change(
             ctx, existing, existing_described, event_types, model['compiled_code']) -%}
         {%- do ctx.update({
@@ -109,18 +120,7 @@
         {%- endfor -%}
         {%- do ctx.update({'old_key_values': old_key_values}) -%}
         {%- set table_columns = schema_change.columns -%}
-        {%- if schema_change.changed
-            and not scd2_audit._scd2_snapshot_layout(existing, true).partitioned -%}
-            {{ exceptions.raise_compiler_error(
-                "scd2_events model " ~ ctx.name ~ ": the events have new or wider columns ("
-                ~ (schema_change.added.keys() | list) + (schema_change.widened.keys() | list)
-                ~ "), and " ~ existing ~ " is not partitioned by "
-                ~ ctx.audit.update_process_id ~ " alone (its partitioning was changed by hand),"
-                ~ " so this run cannot change its schema and write its versions in one commit."
-                ~ " Nothing was written. Add the columns first (alter table " ~ existing
-                ~ " add columns ...; alter column ... type ...), or rebuild with --full-refresh"
-                ~ " from a relation holding every event.") }}
-        {%- endif -%}
+        {% do scd2_audit._scd2_events_assert_rewritable(ctx, existing, schema_change) %}
         {% do scd2_audit._scd2_assert_table_marks(
             existing, existing_columns, ctx, "scd2_events model " ~ ctx.name ~ ": ") %}
     {%- endif -%}
@@ -138,14 +138,6 @@
         {%- endfor -%}
         {%- set target = '(select ' ~ read | join(', ') ~ ' from ' ~ target_relation ~ ')' -%}
     {%- endif -%}
-    {#- The snapshot the table's main branch is at before the run reads it: the run's write
-        goes to a branch at this snapshot and is published only if main is still there, i.e.
-        if nothing committed to the table while the run read it (_scd2_events_publish). The
-        reads are not pinned to it (`version as of` reads with the snapshot's schema, so a
-        column added since, as event_last_position may be, would be missing): a read that
-        saw another state means main moved, and the run then fails at its publication. -#}
-    {%- set base_snapshot = none if rebuild
-        else scd2_audit._scd2_events_main_snapshot(target_relation) -%}
     {%- set branch = 'scd2_run_' ~ (invocation_id | replace('-', '_')) -%}
     {%- set to_branch = false -%}
 

@@ -11,8 +11,9 @@
         Runs before the versions are written: a run that fails after it leaves the events
         there, and its rerun adds nothing. Fails first, dropping the run's `views` and putting
         back the session settings `conf_before` (as
-        _scd2_events_summary), when a table of the quarantine's name is not a quarantine
-        and when an event set aside is not found again in `events`.
+        _scd2_events_summary), when a table of the quarantine's name is not a quarantine,
+        when an event set aside is not found again in `events`, and when an integer column
+        the events now bring as doubles holds values a double would round.
     -#}
     {#- The events set aside, each with its reason: one row per event id. -#}
     {%- set reasons -%}
@@ -116,24 +117,26 @@
     {%- endif -%}
     {#- Events whose columns changed since the quarantine was created: a new column is added
         to it (after its own), a widened type widened, and a column the events no longer
-        have is NULL in the rows set aside from now on. -#}
+        have is NULL in the rows set aside from now on. An integer column whose events now
+        bring doubles or floats (which the history followed, _scd2_events_schema_change) is
+        rewritten as the new type, since Iceberg changes no integer to a float in place. All
+        of it only when there is an event to add, before the MERGE that adds them. -#}
     {%- set held = held_types.keys() | list -%}
     {%- set new_columns = [] -%}
     {%- set new_names = [] -%}
+    {%- set widened = {} -%}
+    {%- set retyped = {} -%}
     {%- for column in scd2_audit._scd2_query_columns(set_aside) -%}
         {%- set name = column.name | lower -%}
         {%- if name not in held_types -%}
             {%- do new_columns.append(column.name ~ ' ' ~ column.type) -%}
             {%- do new_names.append(name) -%}
-        {%- elif scd2_audit._scd2_type_change(held_types[name], column.type) == 'widen' -%}
-            {% do scd2_audit._scd2_run_sql('alter table ' ~ ctx.quarantine ~ ' alter column '
-                ~ name ~ ' type ' ~ column.type) %}
+        {%- else -%}
+            {%- set verdict = scd2_audit._scd2_type_change(held_types[name], column.type) -%}
+            {%- do (widened if verdict == 'widen' else retyped if verdict == 'retype'
+                else {}).update({name: column.type}) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if new_columns -%}
-        {% do scd2_audit._scd2_run_sql('alter table ' ~ ctx.quarantine ~ ' add columns ('
-            ~ new_columns | join(', ') ~ ')') %}
-    {%- endif -%}
     {%- set given = ctx.event_columns + own_columns -%}
     {%- set columns = held + new_names -%}
     {%- set inserted = [] -%}
@@ -147,7 +150,68 @@
     {%- set held_on = 'q.scd2_event_hash = s.scd2_event_hash and q.scd2_reason = s.scd2_reason' -%}
     {%- set unheld = run_query('select 1 from ' ~ set_aside_view ~ ' as s where not exists ('
         ~ 'select 1 from ' ~ ctx.quarantine ~ ' as q where ' ~ held_on ~ ') limit 1') -%}
+    {%- if unheld | length > 0 and retyped -%}
+        {#- The quarantine's values of a retyped column must lie within the bound up to which
+            the new type holds every integer, or the rewrite would round them. -#}
+        {%- set checked = [] -%}
+        {%- for name, new_type in retyped.items() -%}
+            {%- do checked.append([name, held_types[name], new_type]) -%}
+        {%- endfor -%}
+        {%- set rounded = [] -%}
+        {%- for name, count in scd2_audit._scd2_count_beyond_bound(ctx.quarantine, checked)
+                .items() -%}
+            {%- do rounded.append(name ~ " (" ~ count ~ " value(s) beyond ±"
+                ~ scd2_audit._scd2_exact_integer_bound(retyped[name]) ~ ")") -%}
+        {%- endfor -%}
+        {%- if rounded -%}
+            {% do scd2_audit._scd2_run_sql('drop view if exists ' ~ set_aside_view) %}
+            {% do scd2_audit._scd2_events_drop_views(views) %}
+            {% do scd2_audit._scd2_events_set_conf(conf_before, restore=true) %}
+            {{ exceptions.raise_compiler_error(
+                "scd2_events model " ~ ctx.name ~ ": the events it sets aside hold doubles or "
+                ~ "floats in integer column(s) of its quarantine " ~ ctx.quarantine ~ ", whose "
+                ~ "values that type would round: " ~ rounded | join(', ') ~ ". Nothing was "
+                ~ "written. Move the quarantine's rows that hold them to a table of their own, "
+                ~ "or cast the column back to the quarantine's type in the model's select "
+                ~ "(losing the fractions of its new values).") }}
+        {%- endif -%}
+    {%- endif -%}
     {%- if unheld | length > 0 -%}
+        {%- for name, new_type in widened.items() -%}
+            {% do scd2_audit._scd2_run_sql('alter table ' ~ ctx.quarantine
+                ~ ' alter column ' ~ name ~ ' type ' ~ new_type) %}
+        {%- endfor -%}
+        {%- if new_columns -%}
+            {% do scd2_audit._scd2_run_sql('alter table ' ~ ctx.quarantine ~ ' add columns ('
+                ~ new_columns | join(', ') ~ ')') %}
+        {%- endif -%}
+        {%- if retyped -%}
+            {#- Each cast of an integer type with values beyond the bound checks its value
+                again, should rows have come since the count (an int, which has none, must
+                not be compared with it: _scd2_integer_types). -#}
+            {%- set integers = scd2_audit._scd2_integer_types() -%}
+            {%- set rewritten = [] -%}
+            {%- for column in columns -%}
+                {%- set bound = scd2_audit._scd2_exact_integer_bound(retyped.get(column, '')) -%}
+                {%- if column not in retyped -%}
+                    {%- do rewritten.append(column) -%}
+                {%- elif integers[held_types[column] | lower] > bound -%}
+                    {%- do rewritten.append('case when ' ~ column ~ ' is null or ' ~ column
+                        ~ ' between -' ~ bound ~ ' and ' ~ bound ~ ' then cast(' ~ column
+                        ~ ' as ' ~ retyped[column] ~ ') else raise_error('
+                        ~ scd2_audit._scd2_sql_string("scd2_events model " ~ ctx.name ~ ": "
+                            ~ ctx.quarantine ~ " gained a value of " ~ column ~ " beyond ±"
+                            ~ bound ~ " while the run rewrote it. No event was written; run "
+                            ~ "it again.") ~ ') end as ' ~ column) -%}
+                {%- else -%}
+                    {%- do rewritten.append('cast(' ~ column ~ ' as ' ~ retyped[column] ~ ') as '
+                        ~ column) -%}
+                {%- endif -%}
+            {%- endfor -%}
+            {% do scd2_audit._scd2_run_sql('create or replace table ' ~ ctx.quarantine
+                ~ ' using iceberg as select ' ~ rewritten | join(', ') ~ ' from '
+                ~ ctx.quarantine) %}
+        {%- endif -%}
         {% do scd2_audit._scd2_run_sql(
             'merge into ' ~ ctx.quarantine ~ ' as q using ' ~ set_aside_view ~ ' as s'
             ~ ' on ' ~ held_on

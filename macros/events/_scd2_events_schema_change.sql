@@ -11,7 +11,10 @@
           only through the columns it has);
         - widened: table columns whose type must widen to hold the events' values, as Iceberg
           allows in place (int to bigint, float to double, a decimal to a larger precision at
-          the same scale); a narrower type is cast on insert;
+          the same scale), and the retyped ones; a narrower type is cast on insert;
+        - retyped: integer value columns whose events now bring doubles or floats, where the
+          table's values lie within the new type's exact-integer bound: rewritten as that
+          type (Iceberg changes none in place);
         - changed: added or widened: the run then writes the table's new schema and its
           versions in one `create or replace table ... as` (_scd2_events_overwrite_sql), so a
           failed run leaves no column added.
@@ -22,8 +25,10 @@
         A column whose type the table cannot take but which holds no value in this run's
         events (`events_sql`, counted only then) is read as the table's type instead.
         Returns {'added': {name: type}, 'removed': {name: type}, 'widened': {name: type},
-        'recast': {name: the table's type, for the events' all-NULL columns of another type
-        and their narrower ones}, 'read_as': {name: the expression reading it so},
+        'retyped': {name: type, also in widened},
+        'recast': {name: the table's type, for the events' all-NULL columns of another type,
+        their narrower ones, and integers within the bound of a double or float column},
+        'read_as': {name: the expression reading it so},
         'changed': bool, 'columns': the column names the run writes, in the table's order
         after the run (the table's, then the added ones before the metadata columns)}.
     -#}
@@ -58,11 +63,22 @@
         {%- do new_columns.append([name, event_types.get(name) or '']) -%}
     {%- endfor -%}
     {%- set classified = scd2_audit._scd2_column_changes(data_types, new_columns) -%}
-    {#- An integer column whose events now bring floats or doubles is refused, where the
-        snapshots rewrite the table to follow it (_scd2_assert_type_changes): the events'
-        quarantine, which holds the same columns, changes types in place only
-        (_scd2_events_quarantine), and Iceberg changes no integer to a float. -#}
-    {%- do classified.incompatible.extend(classified.retyped) -%}
+    {#- An integer value column whose events now bring floats or doubles (a JSON field of
+        whole numbers in one batch, which Spark reads as bigint, with fractions in a later
+        one) is followed as the snapshots follow it (_scd2_assert_type_changes): the run's
+        one-commit rewrite casts the table's values to the new type, where each lies within
+        the bound up to which that type holds every integer (checked below, once the events
+        that hold no value there are read as the table's type instead). A key column keeps
+        its type: keys are compared by value and written into event_previous_key, and a key
+        that became a double is no longer the key it was. -#}
+    {%- set keys = ctx.key_columns | map('lower') | list -%}
+    {%- set retypes = [] -%}
+    {%- for change in classified.retyped -%}
+        {%- do classified.incompatible.append(change) -%}
+        {%- if change[0] | lower not in keys -%}
+            {%- do retypes.append(change) -%}
+        {%- endif -%}
+    {%- endfor -%}
     {%- set change = {
         'added': {}, 'removed': {}, 'widened': classified.widened, 'changed': false,
     } -%}
@@ -144,49 +160,90 @@
             and scd2_audit._scd2_type_change(field_type, event_types[name]) == 'fits' -%}
         {%- do recast.update({name: field_type}) -%}
     {%- endfor -%}
+    {#- In the same count, integers into a double or float column (a JSON field with
+        fractions in one batch, whole numbers only in a later one, which Spark reads as
+        bigint): where every value lies within the bound up to which the table's type holds
+        every integer, they are read as that type (exact), as a snapshot reads them; a value
+        beyond fails the run, counted. -#}
+    {%- set integers = scd2_audit._scd2_integer_types() -%}
+    {%- set exact = {} -%}
+    {%- set inexact = {} -%}
     {%- if classified.incompatible -%}
-        {%- set counts -%}
-            select
-                {%- for name, table_type, event_type in classified.incompatible %}
-                count({{ name }}){{ ',' if not loop.last }}
-                {%- endfor %}
-            from (
-                {{ events_sql }}
-            ) as scd2_events
-        {%- endset -%}
-        {%- set valued = run_query(counts).rows[0] -%}
+        {%- set valued = scd2_audit._scd2_count_input_values(events_sql,
+            classified.incompatible) -%}
         {%- for name, table_type, event_type in classified.incompatible -%}
-            {%- if valued[loop.index0] == 0 -%}
+            {%- set beyond_bound = valued[loop.index0][1] -%}
+            {%- if valued[loop.index0][0] == 0 -%}
                 {%- do recast.update({name: table_type}) -%}
                 {%- do nulled.append(name) -%}
+            {%- elif beyond_bound == 0 -%}
+                {%- set bound = scd2_audit._scd2_exact_integer_bound(table_type) -%}
+                {%- do recast.update({name: table_type}) -%}
+                {#- The bound, where the integer type has values beyond it (else none). -#}
+                {%- do exact.update({name: bound
+                    if integers[event_type | lower] > bound else none}) -%}
+            {%- elif beyond_bound is not none -%}
+                {%- do inexact.update({name: beyond_bound}) -%}
             {%- endif -%}
         {%- endfor -%}
     {%- endif -%}
     {#- How the run reads each recast column: a cast, or, for one that holds no value, a NULL
-        of the table's type (Spark casts no string to an array or a struct), which fails the
+        of the table's type (Spark casts no string to an array or a struct), and for integers
+        into a floating-point column, a cast of the values within the bound: either fails the
         run should a value have come since it was counted. -#}
     {%- set read_as = {} -%}
     {%- for name, table_type in recast.items() -%}
-        {%- do read_as.update({name: ('case when ' ~ name ~ ' is null then cast(null as '
-            ~ table_type ~ ') else raise_error(' ~ scd2_audit._scd2_sql_string(
-                "scd2_events model " ~ ctx.name ~ ": the events' column " ~ name ~ " held no "
-                ~ "value when the run began and holds one now: the events changed while it "
-                ~ "ran. Nothing was written; run it again.") ~ ') end')
-            if name in nulled else 'cast(' ~ name ~ ' as ' ~ table_type ~ ')'}) -%}
+        {%- if name in nulled or exact.get(name) -%}
+            {%- set changed_meanwhile = "scd2_events model " ~ ctx.name ~ ": the events' "
+                ~ "column " ~ name ~ (" held no value" if name in nulled
+                    else " held no integer beyond ±" ~ exact[name])
+                ~ " when the run began and holds one now: the events changed while it ran. "
+                ~ "Nothing was written; run it again." -%}
+        {%- endif -%}
+        {%- if name in nulled -%}
+            {%- do read_as.update({name: 'case when ' ~ name ~ ' is null then cast(null as '
+                ~ table_type ~ ') else raise_error(' ~ scd2_audit._scd2_sql_string(
+                    changed_meanwhile) ~ ') end'}) -%}
+        {%- elif exact.get(name) -%}
+            {%- do read_as.update({name: 'case when ' ~ name ~ ' is null or ' ~ name
+                ~ ' between -' ~ exact[name] ~ ' and ' ~ exact[name] ~ ' then cast(' ~ name
+                ~ ' as ' ~ table_type ~ ') else raise_error(' ~ scd2_audit._scd2_sql_string(
+                    changed_meanwhile) ~ ') end'}) -%}
+        {%- else -%}
+            {%- do read_as.update({name: 'cast(' ~ name ~ ' as ' ~ table_type ~ ')'}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {#- The retyped columns that hold values in the events: one count over the table, for
+        an integer type with values beyond the new type's bound (an int into a double needs
+        none); a column with such values keeps its type, and the run fails. -#}
+    {%- set beyond = scd2_audit._scd2_count_beyond_bound(relation,
+        retypes | rejectattr(0, 'in', recast) | list) -%}
+    {%- set retyped = {} -%}
+    {%- for name, table_type, event_type in retypes
+            if name not in recast and name not in beyond -%}
+        {%- do retyped.update({name | lower: event_type}) -%}
+        {%- do change.widened.update({name | lower: event_type}) -%}
     {%- endfor -%}
     {%- set incompatible = [] -%}
-    {%- for name, table_type, event_type in classified.incompatible if name not in recast -%}
-        {%- do incompatible.append(name ~ " is " ~ table_type ~ " in the table but "
-            ~ event_type ~ " in the events") -%}
+    {%- for change in classified.incompatible
+            if change[0] not in recast and change[0] | lower not in retyped -%}
+        {%- do incompatible.append(scd2_audit._scd2_type_change_problem(change,
+            "the table", "the events", inexact.get(change[0]), beyond.get(change[0]),
+            "a key column" if change in classified.retyped and change[0] | lower in keys
+                else none)) -%}
     {%- endfor -%}
     {%- do incompatible.extend(derived_incompatible) -%}
-    {%- set unfollowed = classified.incompatible | rejectattr(0, 'in', recast) | list -%}
+    {%- set unfollowed = classified.incompatible | rejectattr(0, 'in', recast)
+        | rejectattr(0, 'in', retyped.keys() | list) | list -%}
     {%- if incompatible -%}
         {{ exceptions.raise_compiler_error(
             "scd2_events model " ~ ctx.name ~ ": an event column changed type in a way the "
             ~ "history cannot follow: " ~ incompatible | join('; ') ~ ". In place, a column "
             ~ "can only widen (int to bigint, float to double, a decimal to a larger precision "
-            ~ "at the same scale). Nothing was written; the table is unchanged. "
+            ~ "at the same scale), integers go into a double or float column only where "
+            ~ "their values lie within ±2^53 (±2^24 for a float), and an integer column "
+            ~ "takes doubles or floats, rewritten as one, only where the values it holds lie "
+            ~ "within those bounds and it is no key column. Nothing was written; the table is unchanged. "
             ~ scd2_audit._scd2_type_change_advice(unfollowed, "the model's select")
             ~ " (Spark types a JSON field that was null on every line of the "
             ~ "first batch as a string: declare the JSON relation's schema, create table ... "
@@ -199,6 +256,7 @@
         {%- do change.removed.update({name: types[name]}) -%}
     {%- endfor -%}
     {%- do change.update({
+        'retyped': retyped,
         'recast': recast,
         'read_as': read_as,
         'changed': (change.added | length > 0) or (change.widened | length > 0),
@@ -211,7 +269,9 @@
         {{ exceptions.raise_compiler_error(
             "scd2_events model " ~ ctx.name ~ ": on_schema_change='fail', and the events' "
             ~ "columns differ from " ~ relation ~ "'s: new " ~ (change.added.keys() | list)
-            ~ ", wider " ~ (change.widened.keys() | list) ~ ", gone "
+            ~ ", wider " ~ (change.widened.keys() | reject('in', retyped) | list)
+            ~ ((", integer now floating-point " ~ (retyped.keys() | list)) if retyped else "")
+            ~ ", gone "
             ~ (change.removed.keys() | list) ~ ". Nothing was written; the table is "
             ~ "unchanged. Unset on_schema_change (or set 'append_new_columns') for the "
             ~ "history to follow them (docs/events.md, \"When the events change shape\").") }}

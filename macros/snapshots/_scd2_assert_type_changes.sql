@@ -35,7 +35,6 @@
         hold no value in the table (_scd2_valueless_columns_advice).
     -#}
     {%- set classified = scd2_audit._scd2_column_changes(table_types, new_columns) -%}
-    {%- set integers = scd2_audit._scd2_integer_types() -%}
     {#- What keeps its type, by why: a key column (keys are matched by their text,
         _scd2_key_hash_sql, where 12 and 12.0 differ), a column a unique_key expression names
         (its text changed too: every key looked deleted and new), and one partition_by names
@@ -68,32 +67,12 @@
     {%- set beyond = {} -%}
     {%- if (changed or retypes) and query_sql is not none -%}
         {%- set counted = changed + retypes -%}
-        {%- set counts -%}
-            select
-                {%- for name, table_type, source_type in counted %}
-                {%- set column = scd2_audit._scd2_quote(name) %}
-                {%- set bound = scd2_audit._scd2_exact_integer_bound(table_type) %}
-                count({{ column }}),
-                {%- if bound and source_type | lower in integers %}
-                {%- if integers[source_type | lower] > bound %}
-                count_if({{ column }} not between -{{ bound }} and {{ bound }})
-                {%- else %}
-                cast(0 as bigint)
-                {%- endif %}
-                {%- else %}
-                cast(null as bigint)
-                {%- endif %}{{ ',' if not loop.last }}
-                {%- endfor %}
-            from (
-                {{ query_sql }}
-            ) as scd2_query
-        {%- endset -%}
-        {%- set values = run_query(counts).rows[0] -%}
+        {%- set values = scd2_audit._scd2_count_input_values(query_sql, counted) -%}
         {%- set with_values = [] -%}
         {%- set retypes_with_values = [] -%}
         {%- for change in counted -%}
-            {%- set changed_values = values[2 * loop.index0 + 1] -%}
-            {%- if values[2 * loop.index0] == 0 -%}
+            {%- set changed_values = values[loop.index0][1] -%}
+            {%- if values[loop.index0][0] == 0 -%}
                 {%- do null_only.update({change[0] | lower: change[1]}) -%}
             {%- elif change in retypes -%}
                 {%- do retypes_with_values.append(change) -%}
@@ -114,26 +93,10 @@
         each lies within the bound up to which that type holds every integer: one count over
         the table, for an integer type with values beyond it (an int into a double needs
         none). -#}
-    {%- set checked = [] -%}
-    {%- for change in retypes
-            if integers[change[1] | lower] > scd2_audit._scd2_exact_integer_bound(change[2]) -%}
-        {%- do checked.append(change) -%}
-    {%- endfor -%}
-    {%- if checked and table_relation is not none -%}
-        {%- set counts -%}
-            select
-                {%- for name, table_type, source_type in checked %}
-                {%- set bound = scd2_audit._scd2_exact_integer_bound(source_type) %}
-                count_if({{ scd2_audit._scd2_quote(name) }} not between -{{ bound }} and {{ bound }})
-                {{- ',' if not loop.last }}
-                {%- endfor %}
-            from {{ table_relation }}
-        {%- endset -%}
-        {%- set values = run_query(counts).rows[0] -%}
-        {%- for change in checked -%}
-            {%- if values[loop.index0] != 0 -%}
-                {%- do beyond.update({change[0] | lower: values[loop.index0]}) -%}
-            {%- endif -%}
+    {%- if retypes and table_relation is not none -%}
+        {%- for name, count in scd2_audit._scd2_count_beyond_bound(table_relation, retypes)
+                .items() -%}
+            {%- do beyond.update({name | lower: count}) -%}
         {%- endfor -%}
     {%- endif -%}
     {%- for change in retypes -%}
@@ -144,20 +107,11 @@
         {%- endif -%}
     {%- endfor -%}
     {%- set incompatible = [] -%}
-    {%- for name, table_type, source_type in changed -%}
-        {%- set lower_name = name | lower -%}
-        {%- do incompatible.append(name ~ " is " ~ table_type
-            ~ " in the snapshot table but " ~ source_type ~ " in the snapshot's query"
-            ~ ((", where " ~ inexact[lower_name] ~ " value(s) lie beyond ±"
-                ~ scd2_audit._scd2_exact_integer_bound(table_type) ~ ", past which a "
-                ~ table_type ~ " stops holding every integer (a cast in the select rounds them)")
-                if lower_name in inexact else "")
-            ~ ((", where " ~ beyond[lower_name] ~ " value(s) of the table lie beyond ±"
-                ~ scd2_audit._scd2_exact_integer_bound(source_type) ~ ", past which a "
-                ~ source_type ~ " stops holding every integer (the table's values cast to it "
-                ~ "would be rounded)") if lower_name in beyond else "")
-            ~ ((", " ~ kept[lower_name] ~ ", so it keeps its type")
-                if lower_name in kept else "")) -%}
+    {%- for change in changed -%}
+        {%- set lower_name = change[0] | lower -%}
+        {%- do incompatible.append(scd2_audit._scd2_type_change_problem(change,
+            "the snapshot table", "the snapshot's query", inexact.get(lower_name),
+            beyond.get(lower_name), kept.get(lower_name))) -%}
     {%- endfor -%}
     {%- if incompatible and table_relation is not none -%}
         {%- set found = run_query('select 1 from ' ~ table_relation ~ ' limit 1') -%}

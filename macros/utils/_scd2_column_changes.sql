@@ -12,7 +12,7 @@
         - retyped: [name, table type, input type] for the integer columns whose input now
           brings floats or doubles (_scd2_type_change's 'retype'): the snapshots follow them
           in their one-commit rewrite where the table's values allow it
-          (_scd2_assert_type_changes), scd2_events refuses them;
+          (_scd2_assert_type_changes), scd2_events likewise for its value columns;
         - incompatible: [name, table type, input type] for any other type change, which the
           callers refuse before anything is written.
         A type the table's column holds as it is (a narrower int, float into double, a decimal
