@@ -186,27 +186,15 @@
                 ~ new_columns | join(', ') ~ ')') %}
         {%- endif -%}
         {%- if retyped -%}
-            {#- Each cast of an integer type with values beyond the bound checks its value
-                again, should rows have come since the count (an int, which has none, must
-                not be compared with it: _scd2_integer_types). -#}
-            {%- set integers = scd2_audit._scd2_integer_types() -%}
+            {#- Each cast checks its values again, should rows have come since the count. -#}
             {%- set rewritten = [] -%}
             {%- for column in columns -%}
-                {%- set bound = scd2_audit._scd2_exact_integer_bound(retyped.get(column, '')) -%}
-                {%- if column not in retyped -%}
-                    {%- do rewritten.append(column) -%}
-                {%- elif integers[held_types[column] | lower] > bound -%}
-                    {%- do rewritten.append('case when ' ~ column ~ ' is null or ' ~ column
-                        ~ ' between -' ~ bound ~ ' and ' ~ bound ~ ' then cast(' ~ column
-                        ~ ' as ' ~ retyped[column] ~ ') else raise_error('
-                        ~ scd2_audit._scd2_sql_string("scd2_events model " ~ ctx.name ~ ": "
-                            ~ ctx.quarantine ~ " gained a value of " ~ column ~ " beyond ±"
-                            ~ bound ~ " while the run rewrote it. No event was written; run "
-                            ~ "it again.") ~ ') end as ' ~ column) -%}
-                {%- else -%}
-                    {%- do rewritten.append('cast(' ~ column ~ ' as ' ~ retyped[column] ~ ') as '
-                        ~ column) -%}
-                {%- endif -%}
+                {%- do rewritten.append((scd2_audit._scd2_exact_cast_sql(column,
+                    held_types[column], retyped[column], "scd2_events model " ~ ctx.name
+                    ~ ": " ~ ctx.quarantine ~ " gained a value of " ~ column ~ " beyond ±"
+                    ~ scd2_audit._scd2_exact_integer_bound(retyped[column]) ~ " while the run "
+                    ~ "rewrote it. No event was written; run it again.") ~ ' as ' ~ column)
+                    if column in retyped else column) -%}
             {%- endfor -%}
             {% do scd2_audit._scd2_run_sql('create or replace table ' ~ ctx.quarantine
                 ~ ' using iceberg as select ' ~ rewritten | join(', ') ~ ' from '

@@ -165,7 +165,6 @@
         bigint): where every value lies within the bound up to which the table's type holds
         every integer, they are read as that type (exact), as a snapshot reads them; a value
         beyond fails the run, counted. -#}
-    {%- set integers = scd2_audit._scd2_integer_types() -%}
     {%- set exact = {} -%}
     {%- set inexact = {} -%}
     {%- if classified.incompatible -%}
@@ -177,11 +176,8 @@
                 {%- do recast.update({name: table_type}) -%}
                 {%- do nulled.append(name) -%}
             {%- elif beyond_bound == 0 -%}
-                {%- set bound = scd2_audit._scd2_exact_integer_bound(table_type) -%}
                 {%- do recast.update({name: table_type}) -%}
-                {#- The bound, where the integer type has values beyond it (else none). -#}
-                {%- do exact.update({name: bound
-                    if integers[event_type | lower] > bound else none}) -%}
+                {%- do exact.update({name: event_type}) -%}
             {%- elif beyond_bound is not none -%}
                 {%- do inexact.update({name: beyond_bound}) -%}
             {%- endif -%}
@@ -193,10 +189,11 @@
         run should a value have come since it was counted. -#}
     {%- set read_as = {} -%}
     {%- for name, table_type in recast.items() -%}
-        {%- if name in nulled or exact.get(name) -%}
+        {%- if name in nulled or name in exact -%}
             {%- set changed_meanwhile = "scd2_events model " ~ ctx.name ~ ": the events' "
                 ~ "column " ~ name ~ (" held no value" if name in nulled
-                    else " held no integer beyond ±" ~ exact[name])
+                    else " held no integer beyond ±"
+                        ~ scd2_audit._scd2_exact_integer_bound(table_type))
                 ~ " when the run began and holds one now: the events changed while it ran. "
                 ~ "Nothing was written; run it again." -%}
         {%- endif -%}
@@ -204,11 +201,9 @@
             {%- do read_as.update({name: 'case when ' ~ name ~ ' is null then cast(null as '
                 ~ table_type ~ ') else raise_error(' ~ scd2_audit._scd2_sql_string(
                     changed_meanwhile) ~ ') end'}) -%}
-        {%- elif exact.get(name) -%}
-            {%- do read_as.update({name: 'case when ' ~ name ~ ' is null or ' ~ name
-                ~ ' between -' ~ exact[name] ~ ' and ' ~ exact[name] ~ ' then cast(' ~ name
-                ~ ' as ' ~ table_type ~ ') else raise_error(' ~ scd2_audit._scd2_sql_string(
-                    changed_meanwhile) ~ ') end'}) -%}
+        {%- elif name in exact -%}
+            {%- do read_as.update({name: scd2_audit._scd2_exact_cast_sql(
+                name, exact[name], table_type, changed_meanwhile)}) -%}
         {%- else -%}
             {%- do read_as.update({name: 'cast(' ~ name ~ ' as ' ~ table_type ~ ')'}) -%}
         {%- endif -%}
@@ -243,7 +238,8 @@
             ~ "at the same scale), integers go into a double or float column only where "
             ~ "their values lie within ±2^53 (±2^24 for a float), and an integer column "
             ~ "takes doubles or floats, rewritten as one, only where the values it holds lie "
-            ~ "within those bounds and it is no key column. Nothing was written; the table is unchanged. "
+            ~ "within those bounds and it is no key column. Nothing was written; the table is "
+            ~ "unchanged. "
             ~ scd2_audit._scd2_type_change_advice(unfollowed, "the model's select")
             ~ " (Spark types a JSON field that was null on every line of the "
             ~ "first batch as a string: declare the JSON relation's schema, create table ... "

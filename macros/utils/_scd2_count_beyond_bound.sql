@@ -7,12 +7,10 @@
         for the snapshots (_scd2_assert_type_changes), scd2_events
         (_scd2_events_schema_change) and its quarantine (_scd2_events_quarantine).
     -#}
-    {#- An integer type whose largest value lies within the bound needs no count (and Spark
-        3.5's optimizer fails on one of an int column, _scd2_integer_types). -#}
-    {%- set integers = scd2_audit._scd2_integer_types() -%}
+    {#- An integer type whose largest value lies within the bound needs no count. -#}
     {%- set counted = [] -%}
     {%- for change in changes
-            if integers[change[1] | lower] > scd2_audit._scd2_exact_integer_bound(change[2]) -%}
+            if scd2_audit._scd2_rounds_integers(change[1], change[2]) -%}
         {%- do counted.append(change) -%}
     {%- endfor -%}
     {%- set changes = counted -%}

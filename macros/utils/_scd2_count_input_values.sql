@@ -17,7 +17,7 @@
             {%- set bound = scd2_audit._scd2_exact_integer_bound(table_type) %}
             count({{ column }}),
             {%- if bound and input_type | lower in integers %}
-            {%- if integers[input_type | lower] > bound %}
+            {%- if scd2_audit._scd2_rounds_integers(input_type, table_type) %}
             count_if({{ column }} not between -{{ bound }} and {{ bound }})
             {%- else %}
             cast(0 as bigint)

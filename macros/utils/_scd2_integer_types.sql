@@ -2,8 +2,8 @@
     {#-
         Spark's integer types, each with its largest value, under each name Spark gives them
         (in DDL and in `describe`): the one list for the type rule (_scd2_type_change), the
-        checks of integers going into a floating-point type (_scd2_count_input_values,
-        _scd2_count_beyond_bound, _scd2_events_schema_change, _scd2_events_quarantine) and
+        checks of integers going into a floating-point type (_scd2_rounds_integers,
+        _scd2_count_input_values) and
         the advice on fractions (_scd2_type_change_advice). A type whose largest value lies
         within a floating-point type's exact bound (_scd2_exact_integer_bound) needs no
         check there: Spark 3.5 also fails its optimizer on such a check of an int column
