@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -432,6 +433,59 @@ def test_column_types_naming_no_column_warn(
         "code": "bigint",
     }
     assert _rows(spark, table) == [(1, "a", 1.5, 7), (2, "b", 2.5, 10)]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_column_types_that_name_no_loadable_type_fail_naming_them(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """A misspelt type, a decimal beyond Spark's precision, a type no text casts to and an
+    entry with no type fail the seed before anything is written, each entry named with what is
+    wrong; Spark's spellings of the same types, in any case and spacing, load."""
+    table = _day1(dbt_project, method)
+    before = _iceberg_state(spark, table)
+    header = ("id", "name", "amount", "code", "tags", "span")
+    write_csv(
+        dbt_project.root / "seeds" / "daily.csv",
+        header,
+        [["1", "a", "1.5", "7", "x", "p"], ["2", "b", "2.25", "10", "y", "q"]],
+    )
+    bad = {
+        "id": "Integer",
+        "name": "VarChar( 8 )",
+        "amount": "dubble",
+        "code": "decimal(40,2)",
+        "tags": "array<int>",
+        "span": "",
+    }
+    dbt_project.write("seeds/daily.yml", seed_properties("daily", bad, seed_load_method=method))
+    for args in (("seed",), ("seed", "--full-refresh")):
+        _assert_seed_failed(
+            dbt_project.dbt(*args, check=False),
+            "Seed 'daily' (seeds/daily.csv): column_types gives 'amount': 'dubble' (not a Spark"
+            " SQL type), 'code': 'decimal(40,2)' (a decimal's precision is 1 to 38), 'tags':"
+            " 'array<int>' (Spark casts no text to an array, map or struct",
+            "'span': nothing (no type)",
+            "Nothing was written; the seed table is unchanged.",
+        )
+        assert _iceberg_state(spark, table) == before
+
+    good = {
+        "id": "Integer",
+        "name": "VarChar( 8 )",
+        "amount": "DECIMAL( 10 , 2 )",
+        "code": "dec(5)",
+        "tags": "String",
+        "span": "CHAR(1)",
+    }
+    dbt_project.write("seeds/daily.yml", seed_properties("daily", good, seed_load_method=method))
+    dbt_project.dbt("seed")
+    types = _types(spark, table)
+    assert (types["id"], types["amount"], types["code"]) == ("int", "decimal(10,2)", "decimal(5,0)")
+    assert _rows(spark, table) == [
+        (1, "a", Decimal("1.50"), Decimal("7"), "x", "p"),
+        (2, "b", Decimal("2.25"), Decimal("10"), "y", "q"),
+    ]
 
 
 def test_malformed_file_fails_and_leaves_yesterdays_table(

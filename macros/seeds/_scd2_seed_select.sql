@@ -37,8 +37,7 @@
         planning of the 10,000-row day's source file (figures: docs/seeds.md, "Known limit:
         the speed of small seeds").
     -#}
-    {%- set integer_types = ['tinyint', 'byte', 'smallint', 'short', 'int', 'integer', 'bigint',
-        'long'] -%}
+    {%- set integer_types = scd2_audit._scd2_integer_types() -%}
     {%- set first = scd2_audit._scd2_quote(columns[0]) -%}
     {%- set blanks = scd2_audit._scd2_seed_blanks('number') -%}
     {%- set first_excerpt = scd2_audit._scd2_seed_excerpt_sql(
