@@ -852,19 +852,27 @@ def test_headers_spark_cannot_take_fail_naming_the_column(
 ) -> None:
     """`id,a,a,a1`: Spark's reader names the repeated `a`s `a1` and `a2`, and the load failed
     with COLUMN_ALREADY_EXISTS naming `a1`, a name the file has once. `${env:HOME}`: Spark
-    substitutes it in the statement's text, and the column was named after the home folder.
-    Each seed fails, saying why, and writes nothing."""
+    substitutes it in the statement's text, and the column was named after the home folder
+    (with either loader: the row batches send the names in their SQL too). Each seed fails,
+    saying why, and writes nothing."""
     dbt_project.write_seed("renamed", "id,a,a,a1", ["1,2,3,4"])
     dbt_project.write_seed("substituted", "id,${env:HOME}", ["1,2"])
+    dbt_project.write_seed("substituted_rows", "id,${env:HOME}", ["1,2"])
+    dbt_project.write(
+        "seeds/substituted_rows.yml",
+        seed_properties("substituted_rows", {}, seed_load_method="sql_inserts"),
+    )
     step = dbt_project.dbt("seed", check=False)
     messages = {r.node.name: (str(r.status), r.message) for r in step.result.results}
     assert messages["renamed"][0] == "error"
     assert "the header's column name 'a1' is there twice" in messages["renamed"][1]
     assert ": id, a1, a2, a1. Rename the column" in messages["renamed"][1]
-    assert messages["substituted"][0] == "error"
-    assert "the header's column name '${env:HOME}' contains ${" in messages["substituted"][1]
+    for name in ("substituted", "substituted_rows"):
+        assert messages[name][0] == "error"
+        assert "the header's column name '${env:HOME}' contains ${" in messages[name][1]
+        assert ": id, ${env:HOME}. Rename the column" in messages[name][1]
     tables = {r.tableName for r in spark.sql(f"show tables in {dbt_project.schema}").collect()}
-    assert not {"renamed", "substituted"} & tables
+    assert not {"renamed", "substituted", "substituted_rows"} & tables
 
 
 def test_seeds_of_one_alias_and_in_glob_folders_load_their_own_file(

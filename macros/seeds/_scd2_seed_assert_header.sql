@@ -1,16 +1,24 @@
-{% macro _scd2_seed_assert_header(model, columns) -%}
+{% macro _scd2_seed_assert_header(model, columns, repeats_renamed=false) -%}
     {#-
         A seed file with no header row (an empty file, only blank lines, or a byte-order mark
         alone) has no columns: Spark's reader and agate give none, and the load would fail
-        later with an error about the generated SQL. Fails with what is wrong and what to do instead, before anything
-        is written; so does a header whose names differ only in case.
+        later with an error about the generated SQL. Fails with what is wrong and what to do
+        instead, before anything is written; so does a name holding `${`, which Spark
+        substitutes in a statement's text, quoted names included (`${env:HOME}` became a
+        column named after the home folder), whichever loader sends it; and, where the
+        names are the file's own (`repeats_renamed` false: agate's, not Spark's reader's),
+        names that differ only in case.
     -#}
-    {#- Names that differ only in case (a header `id,a,A`, which agate keeps as they are)
-        are one name to Spark, whose column names are case-insensitive: the load would fail
-        with Spark's AMBIGUOUS_REFERENCE. (Spark's CSV reader renames them itself.) -#}
+    {%- for name in columns if '${' in name -%}
+        {{ exceptions.raise_compiler_error(
+            "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): the"
+            ~ " header's column name '" ~ name ~ "' contains ${, which Spark replaces in a"
+            ~ " statement's text: " ~ columns | join(', ') ~ ". Rename the column in the"
+            ~ " file's header. Nothing was written; the seed table is unchanged.") }}
+    {%- endfor -%}
     {%- set seen = {} -%}
     {%- set clashes = [] -%}
-    {%- for name in columns -%}
+    {%- for name in columns if not repeats_renamed -%}
         {%- if name | lower in seen -%}
             {%- do clashes.append(seen[name | lower] ~ "' and '" ~ name) -%}
         {%- else -%}

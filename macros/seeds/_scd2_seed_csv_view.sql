@@ -109,19 +109,15 @@
         {%- set names = run_query('select * from ' ~ view_name ~ ' limit 0').column_names
             | list -%}
     {%- endif -%}
+    {%- do scd2_audit._scd2_seed_assert_header(model, names, repeats_renamed=true) -%}
     {#- Headers Spark would read otherwise, or fail on: a name holding U+FFFD (bytes that are
-        not UTF-8), `${` in a name, which Spark substitutes in a statement's text, quoted names
-        included (`${env:HOME}` became a column named after the home folder), and names that
-        repeat once Spark has renamed the repeated ones (`a,a,a1` gives `a1,a2,a1`:
-        COLUMN_ALREADY_EXISTS). -#}
+        not UTF-8), and names that repeat once Spark has renamed the repeated ones (`a,a,a1`
+        gives `a1,a2,a1`: COLUMN_ALREADY_EXISTS). -#}
     {%- set seen = [] -%}
     {%- for name in names -%}
         {%- if '\ufffd' in name -%}
             {%- set why = "holds U+FFFD, which Spark's reader puts for bytes that are not UTF-8. "
                 ~ "Save the file as UTF-8 text, as dbt reads seeds." -%}
-        {%- elif '${' in name -%}
-            {%- set why = "contains ${, which Spark replaces in a statement's text: "
-                ~ names | join(', ') ~ ". Rename the column in the file's header." -%}
         {%- elif name | lower in seen -%}
             {%- set why = "is there twice once Spark's reader has named the header's columns (a "
                 ~ "name repeated in any case becomes <name><position>, from 0): "
