@@ -8,6 +8,7 @@ tests/seed_cases.py from dbt's rules, not read back from a previous run.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import re
 import signal
@@ -185,6 +186,64 @@ def test_columns_without_types_are_typed_as_dbt_does(
         (2, 2.0, day2, seen2, iso2, False, 12, "x", None, " y ", 100, 2.5, "2024-01-01"),
         (3, -0.25, None, None, None, None, None, None, None, None, 15, None, None),
     ]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_infinities_nan_and_exponents_are_typed_as_dbt_does(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """agate reads `inf`, `-INFINITY` and `NaN` as numbers without places (its Decimal, which
+    MaxPrecision skips), and counts an exponent's places on the exact Decimal: `1e-400` and
+    `1.00000000000000001e0` are not whole (a double of either is), `1500.00e-2`, `150e-1`
+    and `-.5e1` are. So a column of `NaN` and whole numbers is `bigint`, which cannot hold
+    the NaN: the seed fails (stock dbt loads NULL) and writes nothing."""
+    table = _seed(
+        dbt_project,
+        "special",
+        ("id", "ratio", "tiny_exp", "precise", "whole_exp", "half_exp"),
+        [
+            ["1", "1.5", "1e-400", "1.00000000000000001e0", "1500.00e-2", "150e-2"],
+            ["2", "inf", "3", "2", "150e-1", "1"],
+            ["3", "-INFINITY", "", "", "0.0e-7", "1"],
+            ["4", "NaN", "", "", "-.5e1", "1"],
+        ],
+        {},
+        seed_load_method=method,
+    )
+    _seed(
+        dbt_project,
+        "nan_count",
+        ("id", "n"),
+        [["1", "2"], ["2", "NaN"]],
+        {},
+        seed_load_method=method,
+    )
+    step = dbt_project.dbt("seed", check=False)
+    results = {r.node.name: r for r in step.result.results}
+    assert str(results["special"].status) == "success", results["special"].message
+    assert _types(spark, table) == {
+        "id": "bigint",
+        "ratio": "double",
+        "tiny_exp": "double",
+        "precise": "double",
+        "whole_exp": "bigint",
+        "half_exp": "double",
+    }
+    rows = _rows(spark, table)
+    assert [row[:2] for row in rows[:3]] == [(1, 1.5), (2, math.inf), (3, -math.inf)]
+    assert rows[3][0] == 4 and math.isnan(rows[3][1])
+    assert [row[2:] for row in rows] == [
+        (0.0, 1.0, 15, 1.5),
+        (3.0, 2.0, 15, 1.0),
+        (None, None, 0, 1.0),
+        (None, None, -5, 1.0),
+    ]
+    assert str(results["nan_count"].status) == "error"
+    assert "column 'n' (bigint): the value 'NaN' is not a valid bigint" in (
+        results["nan_count"].message
+    )
+    tables = {r.tableName for r in spark.sql(f"show tables in {dbt_project.schema}").collect()}
+    assert "nan_count" not in tables
 
 
 @pytest.mark.parametrize("method", METHODS)

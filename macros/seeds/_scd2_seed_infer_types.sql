@@ -15,8 +15,13 @@
           whole number, else `bigint`: agate's Decimal, normalized, counts the places
           (dbt-spark's `MaxPrecision`), so `2.0`, `100.00` and `1.5e1` are whole (a float
           column written by pandas, `1.0`, is `bigint` in stock dbt too). Without an exponent
-          that is a digit other than 0 after the point; with one, Spark's double of the
-          cell has a remainder. A number of more than 28 digits before the point (1E28 and
+          that is a digit other than 0 after the point; with one, the places counted from
+          the text as agate's normalized Decimal has them: the digits after the point up to
+          the last that is not 0, less the exponent, or where there is none such, the
+          exponent below the whole part's trailing zeros (`1e-400` and `1.00000000000000001e0`
+          are not whole, though a double of either is). `inf`, `infinity` and `nan` (any case
+          and sign) are numbers with no places, as agate reads them (its Decimal, which
+          `MaxPrecision` skips). A number of more than 28 digits before the point (1E28 and
           beyond) makes the column `double` too: agate counts the places within Python's
           28-digit decimal context, and a number beyond it gives a count that is not 0
           (`1e30`, `1e308` or a 29-digit integer are `double` in stock dbt, and a bigint
@@ -33,7 +38,7 @@
     -#}
     {%- if columns | length == 0 -%}{{ return({}) }}{%- endif -%}
     {%- set patterns = {
-        'number': '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$',
+        'number': '^[+-]?(([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))$',
         'fraction': '[.][0-9]*[1-9]',
         'date': '^(?!0000)[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$',
         'datetime': '^(?!0000)[0-9]{4}-[0-9]{1,2}-[0-9]{1,2} [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}$',
@@ -61,13 +66,20 @@
                     when c is null then 0
                     else 64
                         + if(c rlike '{{ patterns.number }}', 0, 1)
-                        + if(case
-                            when c rlike '[eE]' then try_cast(c as double) % 1 != 0
+                        + if(c rlike '[0-9]' and (case
+                            when c rlike '[eE]' then coalesce(case
+                                when c rlike '{{ patterns.fraction }}'
+                                    then length(regexp_extract(c, '{{ patterns.fraction }}', 0)) - 1
+                                        > try_cast(regexp_extract(c, '[eE]([+-]?[0-9]+)', 1) as int)
+                                else c rlike '^[+-]?[0-9]*[1-9]'
+                                    and try_cast(regexp_extract(c, '[eE]([+-]?[0-9]+)', 1) as int)
+                                        < -length(regexp_extract(c, '(0*)([.]0*)?[eE]', 1))
+                            end, true)
                             else c rlike '{{ patterns.fraction }}'
                         end or coalesce(
                             abs(try_cast(c as decimal(38, 0))) >= 1e28bd,
                             abs(try_cast(c as double)) >= 1e28
-                        ), 2, 0)
+                        )), 2, 0)
                         + if(c rlike '{{ patterns.date }}' and try_cast(c as date) is not null, 0, 4)
                         + if(c rlike '{{ patterns.datetime }}' and try_cast(c as timestamp) is not null, 0, 8)
                         + if(c rlike '{{ patterns.iso }}' and try_cast({{ scd2_audit._scd2_seed_iso_sql('c') }} as timestamp) is not null, 0, 16)
