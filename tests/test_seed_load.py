@@ -192,7 +192,7 @@ def test_columns_without_types_are_typed_as_dbt_does(
 def test_infinities_nan_and_exponents_are_typed_as_dbt_does(
     dbt_project: ScratchProject, spark: SparkSession, method: str
 ) -> None:
-    """agate reads `inf`, `-INFINITY` and `NaN` as numbers without places (its Decimal, which
+    """agate reads `inf`, `-INFINITY` and `-NaN` as numbers without places (its Decimal, which
     MaxPrecision skips), and counts an exponent's places on the exact Decimal: `1e-400` and
     `1.00000000000000001e0` are not whole (a double of either is), `1500.00e-2`, `150e-1`
     and `-.5e1` are. So a column of `NaN` and whole numbers is `bigint`, which cannot hold
@@ -205,7 +205,7 @@ def test_infinities_nan_and_exponents_are_typed_as_dbt_does(
             ["1", "1.5", "1e-400", "1.00000000000000001e0", "1500.00e-2", "150e-2"],
             ["2", "inf", "3", "2", "150e-1", "1"],
             ["3", "-INFINITY", "", "", "0.0e-7", "1"],
-            ["4", "NaN", "", "", "-.5e1", "1"],
+            ["4", "-NaN", "", "", "-.5e1", "1"],
         ],
         {},
         seed_load_method=method,
@@ -498,9 +498,10 @@ def test_column_types_naming_no_column_warn(
 def test_column_types_that_name_no_loadable_type_fail_naming_them(
     dbt_project: ScratchProject, spark: SparkSession, method: str
 ) -> None:
-    """A misspelt type, a decimal beyond Spark's precision, a type no text casts to and an
-    entry with no type fail the seed before anything is written, each entry named with what is
-    wrong; Spark's spellings of the same types, in any case and spacing, load."""
+    """A length on a type that takes none, a misspelt type, a decimal beyond Spark's precision,
+    a type no text casts to and an entry with no type fail the seed before anything is
+    written, each entry named with what is wrong; Spark's spellings of the same types, in any
+    case and spacing, load."""
     table = _day1(dbt_project, method)
     before = _iceberg_state(spark, table)
     header = ("id", "name", "amount", "code", "tags", "span")
@@ -510,7 +511,7 @@ def test_column_types_that_name_no_loadable_type_fail_naming_them(
         [["1", "a", "1.5", "7", "x", "p"], ["2", "b", "2.25", "10", "y", "q"]],
     )
     bad = {
-        "id": "Integer",
+        "id": "int(11)",
         "name": "VarChar( 8 )",
         "amount": "dubble",
         "code": "decimal(40,2)",
@@ -521,10 +522,11 @@ def test_column_types_that_name_no_loadable_type_fail_naming_them(
     for args in (("seed",), ("seed", "--full-refresh")):
         _assert_seed_failed(
             dbt_project.dbt(*args, check=False),
-            "Seed 'daily' (seeds/daily.csv): column_types gives 'amount': 'dubble' (not a Spark"
-            " SQL type), 'code': 'decimal(40,2)' (a decimal's precision is 1 to 38), 'tags':"
-            " 'array<int>' (Spark casts no text to an array, map or struct",
-            "'span': nothing (no type)",
+            "Seed 'daily' (seeds/daily.csv): column_types gives 'id': 'int(11)' (int takes no"
+            " length or other argument); 'amount': 'dubble' (not a Spark SQL type); 'code':"
+            " 'decimal(40,2)' (a decimal's precision is 1 to 38); 'tags': 'array<int>' (Spark"
+            " casts no text to an array, map or struct",
+            "'span': nothing (no type). Write a type",
             "Nothing was written; the seed table is unchanged.",
         )
         assert _iceberg_state(spark, table) == before

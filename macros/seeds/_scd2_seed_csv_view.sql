@@ -108,6 +108,9 @@
             view_name, path, delimiter, quoted)) -%}
         {%- set names = run_query('select * from ' ~ view_name ~ ' limit 0').column_names
             | list -%}
+        {#- Made again below with the names, once the checks have passed: dropped now, so
+            that a header they refuse leaves no view behind in the session. -#}
+        {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ view_name) -%}
     {%- endif -%}
     {%- do scd2_audit._scd2_seed_assert_header(model, names, repeats_renamed=true) -%}
     {#- Headers Spark would read otherwise, or fail on: a name holding U+FFFD (bytes that are
@@ -126,7 +129,6 @@
             {%- set why = none -%}
         {%- endif -%}
         {%- if why -%}
-            {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ view_name) -%}
             {{ exceptions.raise_compiler_error(
                 "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): the "
                 ~ "header's column name '" ~ name ~ "' " ~ why ~ " Nothing was written; the "
@@ -136,7 +138,6 @@
     {%- endfor -%}
     {%- set bad_record = 'scd2_seed_bad_record' -%}
     {%- if bad_record in names | map('lower') | list -%}
-        {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ view_name) -%}
         {{ exceptions.raise_compiler_error(
             "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): the column "
             ~ "name " ~ bad_record ~ " is the loader's own. Rename the column in the file's "

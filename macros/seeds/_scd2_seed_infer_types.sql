@@ -19,9 +19,12 @@
           the text as agate's normalized Decimal has them: the digits after the point up to
           the last that is not 0, less the exponent, or where there is none such, the
           exponent below the whole part's trailing zeros (`1e-400` and `1.00000000000000001e0`
-          are not whole, though a double of either is). `inf`, `infinity` and `nan` (any case
-          and sign) are numbers with no places, as agate reads them (its Decimal, which
-          `MaxPrecision` skips). A number of more than 28 digits before the point (1E28 and
+          are not whole, though a double of either is; agate's 28-digit context rounds
+          numbers of more significant digits, below). `inf` and `infinity` (any case, signed
+          or not) and `nan` (any case, unsigned; signed only as `NaN`) are numbers with no
+          places, as agate reads them (its Decimal, which `MaxPrecision` skips): the forms
+          Spark's cast reads as a double. agate also reads `-nan` or `NaN5`; those columns
+          stay `string`. A number of more than 28 digits before the point (1E28 and
           beyond) makes the column `double` too: agate counts the places within Python's
           28-digit decimal context, and a number beyond it gives a count that is not 0
           (`1e30`, `1e308` or a 29-digit integer are `double` in stock dbt, and a bigint
@@ -38,7 +41,7 @@
     -#}
     {%- if columns | length == 0 -%}{{ return({}) }}{%- endif -%}
     {%- set patterns = {
-        'number': '^[+-]?(([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))$',
+        'number': '^([+-]?(([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|(?i:inf|infinity))|(?i:nan)|[+-]NaN)$',
         'fraction': '[.][0-9]*[1-9]',
         'date': '^(?!0000)[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$',
         'datetime': '^(?!0000)[0-9]{4}-[0-9]{1,2}-[0-9]{1,2} [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}$',

@@ -74,7 +74,8 @@
         {%- set source = loaded['relation'] -%}
     {%- endif -%}
     {%- do scd2_audit._scd2_seed_warn_column_types(model, columns, column_types) -%}
-    {%- do scd2_audit._scd2_seed_assert_column_types(model, columns, column_types) -%}
+    {%- do scd2_audit._scd2_seed_assert_column_types(model, columns, column_types,
+        file_format) -%}
     {%- set inferred = [] -%}
     {%- for name in columns if name not in column_types -%}
         {%- do inferred.append(name) -%}
