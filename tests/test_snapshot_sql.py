@@ -143,7 +143,23 @@ BAD_SNAPSHOT_CONFIGS = {
         ["dbt_valid_to_current (current_timestamp()) gave", "it must not change"],
     ),
     "current_null": ("dbt_valid_to_current='null'", ["dbt_valid_to_current (null) is NULL"]),
+    "strategy": (
+        "strategy='Check'",
+        ["strategy is 'Check', which is neither timestamp nor check", "snapshot_Check_strategy"],
+    ),
+    "key_commas": (
+        "unique_key='id, name'",
+        ["unique_key 'id, name' is one SQL expression", "unique_key: ['id', 'name']."],
+    ),
+    "key_blank": ("unique_key=['id', ' ']", ["unique_key has an empty entry: ['id', ' ']"]),
 }
+
+
+def _config_with(base: str, setting: str) -> str:
+    """``base`` (``key=value, ...``) with ``setting`` added, or in place of base's own value."""
+    key = setting.split("=", 1)[0]
+    kept = [part for part in base.split(", ") if part.split("=", 1)[0] != key]
+    return ", ".join([*kept, setting])
 
 
 def test_bad_snapshot_config_fails_clearly_and_writes_nothing(
@@ -152,7 +168,9 @@ def test_bad_snapshot_config_fails_clearly_and_writes_nothing(
     """Snapshot config values that stock dbt rejects without naming them (hard_deletes) or
     takes and gets wrong: a misspelt role of snapshot_meta_column_names was ignored, two added
     columns of one name failed in Spark, a text dbt_valid_to_current made dbt_valid_to a string
-    column, a moving one (current_timestamp()) opened every key again on the next run. Each
+    column, a moving one (current_timestamp()) opened every key again on the next run, a
+    strategy of no macro failed after the pre-hooks with dbt's "strategy macro 'Check' was not
+    found in package 'None'", a unique_key of 'id, name' keyed the snapshot on name alone. Each
     fails, naming the snapshot and the value, on an existing table (left as it was) and on a
     first run (no table). One snapshot per case and step, all in one `dbt snapshot`."""
     base = "unique_key='id', strategy='check', check_cols='all'"
@@ -168,7 +186,7 @@ def test_bad_snapshot_config_fails_clearly_and_writes_nothing(
     before = {case: state(case) for case in BAD_SNAPSHOT_CONFIGS}
     for case, (config, _parts) in BAD_SNAPSHOT_CONFIGS.items():
         for name in (f"old_{case}", f"new_{case}"):
-            write_snapshot(dbt_project, name, f"{base}, {config}")
+            write_snapshot(dbt_project, name, _config_with(base, config))
     dbt_project.write_seed("src", "id,name,amount", ["1,a,11", "3,c,30"])
     dbt_project.dbt("seed", "--full-refresh")
     step = dbt_project.dbt("snapshot", check=False)

@@ -13,10 +13,63 @@
           them and an audit column; compared without regard to case, as Spark does): Spark
           failed the first run with COLUMN_ALREADY_EXISTS;
         - dbt_valid_to_current that is no constant timestamp or date
-          (_scd2_assert_valid_to_current).
+          (_scd2_assert_valid_to_current);
+        - a strategy that names no strategy macro (`timestmp`, `Timestamp`): dbt-core takes
+          any name as a custom strategy, and dbt's strategy_dispatch failed after the schema
+          and the pre-hooks with "The specified strategy macro 'timestmp' was not found in
+          package 'None'". The lookup is strategy_dispatch's: `snapshot_<name>_strategy`, in
+          the package `<package>.` names if any;
+        - a unique_key entry that is empty, or holds a comma outside parentheses, quotes and
+          backticks (`unique_key: 'id, region'`, meant as two columns): dbt puts the text as
+          it is into `<entry> as dbt_unique_key`, which made `region` alone the key (and the
+          source check's message was about duplicates), or failed with Spark's parse error.
     -#}
     {%- if not execute -%}{{ return(none) }}{%- endif -%}
     {%- set where = "Snapshot '" ~ model.name ~ "': " -%}
+    {%- set strategy = config.get('strategy') | string -%}
+    {%- set parts = strategy.split('.', 1) -%}
+    {%- set package = context if parts | length == 1 else context.get(parts[0]) -%}
+    {%- if package is none or ('snapshot_' ~ parts[-1] ~ '_strategy') not in package -%}
+        {{ exceptions.raise_compiler_error(
+            where ~ "strategy is '" ~ strategy ~ "', which is neither timestamp nor check"
+            ~ " (written in lower case) nor a custom strategy (no macro snapshot_" ~ parts[-1]
+            ~ "_strategy" ~ (" in package " ~ parts[0] if parts | length == 2 else "")
+            ~ "). Nothing was written. Fix strategy in the snapshot's config.") }}
+    {%- endif -%}
+    {%- set unique_key = config.get('unique_key') -%}
+    {%- set entries = [unique_key] if unique_key is string or unique_key is none
+        else unique_key | list -%}
+    {%- for entry in entries -%}
+        {%- set text = (entry if entry is not none else '') | string -%}
+        {%- set state = namespace(depth=0, quote=none, comma=false) -%}
+        {%- for char in text -%}
+            {%- if state.quote is not none -%}
+                {%- if char == state.quote -%}{%- set state.quote = none -%}{%- endif -%}
+            {%- elif char in ["'", '"', '`'] -%}
+                {%- set state.quote = char -%}
+            {%- elif char == '(' -%}
+                {%- set state.depth = state.depth + 1 -%}
+            {%- elif char == ')' -%}
+                {%- set state.depth = state.depth - 1 -%}
+            {%- elif char == ',' and state.depth == 0 -%}
+                {%- set state.comma = true -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- if text | trim == '' -%}
+            {{ exceptions.raise_compiler_error(
+                where ~ "unique_key " ~ ("has an empty entry: " ~ unique_key
+                    if unique_key is not string and unique_key is not none else "is empty")
+                ~ ". Nothing was written. Name the key's column(s) in unique_key, a list for a"
+                ~ " key of several columns (unique_key: ['id', 'region']).") }}
+        {%- elif state.comma -%}
+            {{ exceptions.raise_compiler_error(
+                where ~ "unique_key '" ~ text ~ "' is one SQL expression to dbt, so a comma in"
+                ~ " it does not make a key of several columns (dbt would key the snapshot on"
+                ~ " what follows the last comma, or fail). Nothing was written. For a key of"
+                ~ " several columns give a list: unique_key: ['" ~ text.split(',')
+                    | map('trim') | join("', '") ~ "'].") }}
+        {%- endif -%}
+    {%- endfor -%}
     {%- set hard_deletes = config.get('hard_deletes') -%}
     {%- set choices = ['ignore', 'invalidate', 'new_record'] -%}
     {%- if hard_deletes is not none and hard_deletes not in choices -%}
