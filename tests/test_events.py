@@ -737,7 +737,9 @@ def test_dbt_valid_to_current_marks_the_open_versions(dbt_project: ScratchProjec
     assert "updated_at is a snapshot setting" in message
     # Settings that were misread or ignored: a role with no code (every create became an
     # unknown operation), partition_by, a quarantine in another schema (refused only when an
-    # event was set aside), an empty value list (read as every column), a key named twice.
+    # event was set aside), an empty value list (read as every column), a value column named
+    # twice, a misspelt role of snapshot_meta_column_names (ignored), two added columns of one
+    # name or one that needs quoting (Spark's errors), a key named twice.
     for config, expected in [
         ("event_op_codes={'create': none},", "event_op_codes gives create no code (None)"),
         ("partition_by=['name'],", "partition_by is not read by scd2_events"),
@@ -746,9 +748,30 @@ def test_dbt_valid_to_current_marks_the_open_versions(dbt_project: ScratchProjec
         ("on_schema_change='drop',", "on_schema_change must be 'append_new_columns'"),
         ("event_quarantine='other.q',", "event_quarantine is the quarantine table's name"),
         ("event_value_columns=[],", "event_value_columns is empty"),
+        (
+            "event_value_columns=['name', 'Name'],",
+            "event_value_columns names a column twice: ['name', 'name']",
+        ),
+        (
+            "snapshot_meta_column_names={'dbt_valid_too': 'valid_to'},",
+            "snapshot_meta_column_names names dbt_valid_too, which dbt does not know",
+        ),
+        (
+            "snapshot_meta_column_names={'dbt_valid_from': 'valid', 'dbt_valid_to': 'VALID'},",
+            "the columns the table adds would have the name(s) valid twice",
+        ),
+        (
+            "snapshot_meta_column_names={'dbt_valid_to': 'valid to'},",
+            "gives column name(s) ['valid to'] that need quoting",
+        ),
     ]:
         write_model(dbt_project, config)
         assert expected in failure(dbt_project), config
+    # A bad setting fails before the model's pre-hooks run (they ran first, and wrote).
+    hook = "create table {{ target.schema }}.hook_ran (x int)"
+    write_model(dbt_project, f"hard_deletes='bogus', pre_hook=\"{hook}\",")
+    assert "hard_deletes must be 'invalidate', 'new_record' or 'ignore'" in failure(dbt_project)
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("hook_ran"))
     model = dbt_project.root / "models" / "history.sql"
     # An enforced contract, which dbt wants with every column's type, was ignored.
     write_model(dbt_project, "contract={'enforced': true},")

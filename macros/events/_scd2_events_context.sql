@@ -175,10 +175,7 @@
             ~ "read (" ~ instead ~ "): remove it") -%}
     {%- endfor -%}
 
-    {%- set columns = get_snapshot_table_column_names() -%}
-    {%- for role, column in (config.get('snapshot_meta_column_names') or {}).items() if column -%}
-        {%- do columns.update({role: column}) -%}
-    {%- endfor -%}
+    {%- set columns = scd2_audit._scd2_events_added_columns(problems) -%}
     {%- set audit = scd2_audit.scd2_audit_column_names() -%}
     {%- set events = scd2_audit.scd2_event_column_names() -%}
 
@@ -219,6 +216,9 @@
         {%- set raw_values = config.get('event_value_columns') -%}
         {%- if raw_values -%}
             {%- set values = scd2_audit._scd2_column_list(raw_values) | map('lower') | list -%}
+            {%- if values | unique | list | length != values | length -%}
+                {%- do problems.append("event_value_columns names a column twice: " ~ values) -%}
+            {%- endif -%}
             {%- set bad = values | reject('in', event_columns) | list -%}
             {%- if bad -%}
                 {%- do problems.append("event_value_columns names column(s) " ~ bad

@@ -53,6 +53,9 @@
     {%- set cached = ['scd2_items', 'scd2_open_marks', 'scd2_with_marks',
         'scd2_replayed'] | map('replace', 'scd2_', prefix ~ 'scd2_', 1) | list -%}
     {%- set marked_view = prefix ~ 'scd2_marked' -%}
+    {#- The settings, before the hooks and any read; their checks against the columns follow
+        once the select's columns are known. -#}
+    {%- do scd2_audit._scd2_events_context() -%}
     {% do scd2_audit._scd2_events_drop_stale_views(target_relation) %}
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
