@@ -217,6 +217,35 @@ def test_textbook_case(dbt_project: ScratchProject) -> None:
     assert iceberg_commits(dbt_project, "history") == commits
 
 
+def test_renamed_dbt_columns(dbt_project: ScratchProject) -> None:
+    """snapshot_meta_column_names renames dbt's columns of an events model, as for snapshots
+    (in any case: Spark's names are case-insensitive); the textbook batches give the same
+    validity in the renamed columns."""
+    renamed = "{'dbt_valid_from': 'Valid_From', 'dbt_valid_to': 'valid_to'}"
+    write_model(dbt_project, f"snapshot_meta_column_names={renamed},")
+    write_events(dbt_project, [ev("r", 1, "Alice", 0), ev("r", 2, "Bob", 0)])
+    run(dbt_project)
+    write_events(
+        dbt_project,
+        [ev("u", 1, "Angela", 1, old=1), ev("d", 2, None, 2), ev("c", 2, "Carol", 3)],
+    )
+    run(dbt_project)
+    table = dbt_project.table("history")
+    columns = [c.lower() for c in dbt_project.spark.table(table).columns]
+    assert "valid_from" in columns and "valid_to" in columns
+    assert "dbt_valid_from" not in columns and "dbt_valid_to" not in columns
+    rows = dbt_project.spark.sql(
+        f"select id, name, valid_from, valid_to from {table} order by id, valid_from"
+    ).collect()
+    assert [tuple(r) for r in rows] == [
+        (1, "Alice", at(0), at(1)),
+        (1, "Angela", at(1), None),
+        (2, "Bob", at(0), at(2)),
+        (2, "Carol", at(3), None),
+    ]
+    assert_generic_tests_pass(dbt_project)
+
+
 def test_key_change_intermediate_versions_no_ops_and_duplicates(
     dbt_project: ScratchProject,
 ) -> None:
