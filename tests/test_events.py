@@ -21,7 +21,7 @@ import pytest
 import yaml
 from pyspark.sql import SparkSession
 
-from python_helpers.runtime.dbt_invoke import DbtStepError
+from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError
 from python_helpers.tooling.scratch import ScratchProject
 from tests.test_reliability import SCD2_TESTS, all_rows, iceberg_commits
 
@@ -185,6 +185,22 @@ TEXTBOOK = [
 ]
 
 
+TEXTBOOK_BATCHES = (
+    [ev("r", 1, "Alice", 0), ev("r", 2, "Bob", 0)],
+    [ev("u", 1, "Angela", 1, old=1), ev("d", 2, None, 2), ev("c", 2, "Carol", 3)],
+)
+
+
+def textbook_runs(project: ScratchProject) -> list[DbtStep]:
+    """The textbook case's two batches, each written and run: id1 Alice, id2 Bob; then at 1,
+    2, 3: update id1 to Angela, delete id2, insert id2 Carol. Returns the two runs."""
+    steps = []
+    for batch in TEXTBOOK_BATCHES:
+        write_events(project, batch)
+        steps.append(run(project))
+    return steps
+
+
 def test_textbook_case(dbt_project: ScratchProject) -> None:
     """id1 Alice, id2 Bob; then at 1, 2, 3: update id1 to Angela, delete id2, insert id2 Carol."""
     write_model(dbt_project)
@@ -223,13 +239,7 @@ def test_renamed_dbt_columns(dbt_project: ScratchProject) -> None:
     validity in the renamed columns."""
     renamed = "{'dbt_valid_from': 'Valid_From', 'dbt_valid_to': 'valid_to'}"
     write_model(dbt_project, f"snapshot_meta_column_names={renamed},")
-    write_events(dbt_project, [ev("r", 1, "Alice", 0), ev("r", 2, "Bob", 0)])
-    run(dbt_project)
-    write_events(
-        dbt_project,
-        [ev("u", 1, "Angela", 1, old=1), ev("d", 2, None, 2), ev("c", 2, "Carol", 3)],
-    )
-    run(dbt_project)
+    textbook_runs(dbt_project)
     table = dbt_project.table("history")
     columns = [c.lower() for c in dbt_project.spark.table(table).columns]
     assert "valid_from" in columns and "valid_to" in columns
@@ -734,13 +744,7 @@ def test_dbt_valid_to_current_marks_the_open_versions(dbt_project: ScratchProjec
     instead of being ignored, as dbt_valid_to_current was."""
     current = "dbt_valid_to_current=\"to_timestamp('9999-12-31')\", hard_deletes='new_record',"
     write_model(dbt_project, current)
-    write_events(dbt_project, [ev("r", 1, "Alice", 0), ev("r", 2, "Bob", 0)])
-    run(dbt_project)
-    write_events(
-        dbt_project,
-        [ev("u", 1, "Angela", 1, old=1), ev("d", 2, None, 2), ev("c", 2, "Carol", 3)],
-    )
-    run(dbt_project)
+    textbook_runs(dbt_project)
     rows = dbt_project.spark.sql(
         f"select id, name, dbt_valid_from, dbt_valid_to, dbt_is_deleted "
         f"from {dbt_project.table('history')} order by id, event_opened_position"
