@@ -143,6 +143,10 @@ BAD_SNAPSHOT_CONFIGS = {
         ["dbt_valid_to_current (current_timestamp()) gave", "it must not change"],
     ),
     "current_null": ("dbt_valid_to_current='null'", ["dbt_valid_to_current (null) is NULL"]),
+    "current_postgres": (
+        "dbt_valid_to_current=\"'9999-12-31'::timestamp\"",
+        ["dbt_valid_to_current ('9999-12-31'::timestamp) casts with ::", "to_timestamp("],
+    ),
     "strategy": (
         "strategy='Check'",
         ["strategy is 'Check', which is neither timestamp nor check", "snapshot_Check_strategy"],

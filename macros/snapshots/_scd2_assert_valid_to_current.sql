@@ -24,6 +24,17 @@
     -#}
     {%- set expression = config.get('dbt_valid_to_current') -%}
     {%- if not execute or not expression -%}{{ return(none) }}{%- endif -%}
+    {%- set subject = subject or ("Snapshot '" ~ model.name ~ "'") -%}
+    {%- set where = subject ~ ": dbt_valid_to_current (" ~ expression ~ ")" -%}
+    {%- set remedy = " Nothing was written. Give a constant timestamp or date, e.g. "
+        ~ "dbt_valid_to_current=\"to_timestamp('9999-12-31 23:59:59Z')\" or "
+        ~ "\"to_date('9999-12-31')\"; leave it unset for dbt's NULL." -%}
+    {#- PostgreSQL's cast, as other adapters' examples write the setting: Spark 3.5's parser
+        failed on it with a syntax error that named neither the setting nor the fix. -#}
+    {%- if '::' in expression | string -%}
+        {{ exceptions.raise_compiler_error(
+            where ~ " casts with ::, which Spark SQL does not read." ~ remedy) }}
+    {%- endif -%}
     {%- set query -%}
         select
             typeof(scd2_current) as scd2_type,
@@ -32,11 +43,6 @@
     {%- endset -%}
     {%- set first = run_query(query).rows[0] -%}
     {%- set second = run_query(query).rows[0] -%}
-    {%- set subject = subject or ("Snapshot '" ~ model.name ~ "'") -%}
-    {%- set where = subject ~ ": dbt_valid_to_current (" ~ expression ~ ")" -%}
-    {%- set remedy = " Nothing was written. Give a constant timestamp or date, e.g. "
-        ~ "dbt_valid_to_current=\"to_timestamp('9999-12-31 23:59:59Z')\" or "
-        ~ "\"to_date('9999-12-31')\"; leave it unset for dbt's NULL." -%}
     {%- if first[0] | lower not in scd2_audit._scd2_validity_types() + ['void'] -%}
         {{ exceptions.raise_compiler_error(
             where ~ " is of type " ~ first[0] ~ ": it becomes the open versions' dbt_valid_to, "
