@@ -25,16 +25,10 @@
     {%- set events = scd2_audit.scd2_event_column_names() -%}
     {%- set added = (columns.values() | list) + (audit.values() | list)
         + (events.values() | list) -%}
-    {%- set twice = [] -%}
+    {%- set twice = scd2_audit._scd2_repeated_names(added) -%}
     {%- set bad_names = [] -%}
-    {%- for column in added -%}
-        {%- if (added | map('lower') | select('equalto', column | lower) | list | length) > 1
-            and column | lower not in twice -%}
-            {%- do twice.append(column | lower) -%}
-        {%- endif -%}
-        {%- if not scd2_audit._scd2_is_plain_name(column) -%}
-            {%- do bad_names.append(column) -%}
-        {%- endif -%}
+    {%- for column in added if not scd2_audit._scd2_is_plain_name(column) -%}
+        {%- do bad_names.append(column) -%}
     {%- endfor -%}
     {%- if twice -%}
         {%- do problems.append("the columns the table adds would have the name(s) "

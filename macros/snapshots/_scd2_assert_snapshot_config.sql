@@ -41,33 +41,20 @@
         else unique_key | list -%}
     {%- for entry in entries -%}
         {%- set text = (entry if entry is not none else '') | string -%}
-        {%- set state = namespace(depth=0, quote=none, comma=false) -%}
-        {%- for char in text -%}
-            {%- if state.quote is not none -%}
-                {%- if char == state.quote -%}{%- set state.quote = none -%}{%- endif -%}
-            {%- elif char in ["'", '"', '`'] -%}
-                {%- set state.quote = char -%}
-            {%- elif char == '(' -%}
-                {%- set state.depth = state.depth + 1 -%}
-            {%- elif char == ')' -%}
-                {%- set state.depth = state.depth - 1 -%}
-            {%- elif char == ',' and state.depth == 0 -%}
-                {%- set state.comma = true -%}
-            {%- endif -%}
-        {%- endfor -%}
+        {%- set parts = scd2_audit._scd2_split_top_level(text) -%}
         {%- if text | trim == '' -%}
             {{ exceptions.raise_compiler_error(
                 where ~ "unique_key " ~ ("has an empty entry: " ~ unique_key
                     if unique_key is not string and unique_key is not none else "is empty")
                 ~ ". Nothing was written. Name the key's column(s) in unique_key, a list for a"
                 ~ " key of several columns (unique_key: ['id', 'region']).") }}
-        {%- elif state.comma -%}
+        {%- elif parts | length > 1 -%}
             {{ exceptions.raise_compiler_error(
                 where ~ "unique_key '" ~ text ~ "' is one SQL expression to dbt, so a comma in"
                 ~ " it does not make a key of several columns (dbt would key the snapshot on"
                 ~ " what follows the last comma, or fail). Nothing was written. For a key of"
-                ~ " several columns give a list: unique_key: ['" ~ text.split(',')
-                    | map('trim') | join("', '") ~ "'].") }}
+                ~ " several columns give a list: unique_key: ['" ~ parts | map('trim')
+                    | join("', '") ~ "'].") }}
         {%- endif -%}
     {%- endfor -%}
     {%- set hard_deletes = config.get('hard_deletes') -%}
@@ -90,14 +77,8 @@
                 ~ "snapshot's config.") }}
         {%- endif -%}
     {%- endif -%}
-    {%- set seen = {} -%}
-    {%- set repeated = [] -%}
-    {%- for name in scd2_audit._scd2_metadata_column_names(hard_deletes) -%}
-        {%- if (name | lower) in seen and (name | lower) not in repeated -%}
-            {%- do repeated.append(name | lower) -%}
-        {%- endif -%}
-        {%- do seen.update({name | lower: true}) -%}
-    {%- endfor -%}
+    {%- set repeated = scd2_audit._scd2_repeated_names(
+        scd2_audit._scd2_metadata_column_names(hard_deletes)) -%}
     {%- if repeated -%}
         {{ exceptions.raise_compiler_error(
             where ~ "the columns the snapshot adds would have the name(s) " ~ repeated | join(', ')

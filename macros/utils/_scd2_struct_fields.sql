@@ -11,19 +11,7 @@
         {{ return(none) }}
     {%- endif -%}
     {%- set body = text[7:-1] -%}
-    {%- set parts = [] -%}
-    {%- set state = {'depth': 0, 'start': 0} -%}
-    {%- for i in range(body | length) -%}
-        {%- if body[i] in '<(' -%}
-            {%- do state.update({'depth': state.depth + 1}) -%}
-        {%- elif body[i] in '>)' -%}
-            {%- do state.update({'depth': state.depth - 1}) -%}
-        {%- elif body[i] == ',' and state.depth == 0 -%}
-            {%- do parts.append(body[state.start:i]) -%}
-            {%- do state.update({'start': i + 1}) -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {%- do parts.append(body[state.start:]) -%}
+    {%- set parts = scd2_audit._scd2_split_top_level(body, '<(', '>)') -%}
     {%- set fields = [] -%}
     {%- for part in parts if ':' in part -%}
         {%- set name, field_type = part.split(':', 1) -%}
