@@ -7,6 +7,7 @@ each day's column types are exactly the ones stated.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from datetime import date, datetime
@@ -15,7 +16,7 @@ from decimal import Decimal
 import pytest
 import yaml
 
-from python_helpers.runtime.dbt_invoke import DbtStepError
+from python_helpers.runtime.dbt_invoke import DbtStep, DbtStepError
 from python_helpers.tooling.scratch import ScratchProject
 from tests.snapshot_helpers import (
     HIGH_END,
@@ -230,9 +231,13 @@ def test_a_key_renamed_in_the_config_and_the_source_fails_clearly_and_the_advice
 
     # The advice: rename the table's column. Then key 2's change is a new version of key 2.
     dbt_project.spark.sql(f"alter table {dbt_project.table('snap')} rename column id to cust_id")
-    run2 = dbt_project.dbt("snapshot")
-    rows = history(dbt_project, "snap", order_by="cust_id")
-    assert [(r["cust_id"], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
+    _assert_key_2_changed(dbt_project, "cust_id", run1, dbt_project.dbt("snapshot"))
+
+
+def _assert_key_2_changed(project: ScratchProject, key: str, run1: DbtStep, run2: DbtStep) -> None:
+    """Run 1 opened keys 1 (amount 10) and 2 (20); run 2 changed key 2's amount to 21."""
+    rows = history(project, "snap", order_by=f"{key}, amount")
+    assert [(r[key], r["amount"], r["dbt_valid_to"] is None) for r in rows] == [
         (1, 10, True),
         (2, 20, False),
         (2, 21, True),
@@ -1816,3 +1821,69 @@ def test_column_names_in_another_case_are_the_same_columns(
     columns = dbt_project.spark.table(dbt_project.table("snap")).columns
     assert columns[:3] == ["ID", "Name", "amount"]
     assert_generic_tests_pass(dbt_project)
+
+
+# --- a unique_key narrowed on an existing table -------------------------------------------
+
+
+def _properties(project: ScratchProject) -> dict[str, str]:
+    rows = project.spark.sql(f"show tblproperties {project.table('snap')}").collect()
+    return {row[0]: row[1] for row in rows}
+
+
+@pytest.mark.parametrize("recorded", [True, False], ids=["recorded", "built-before"])
+def test_a_narrowed_key_with_two_open_versions_fails_clearly(
+    dbt_project: ScratchProject, recorded: bool
+) -> None:
+    """unique_key ['id', 'name'] narrowed to 'id' while id 1 has two open versions (names a
+    and b): one source row of id 1 would meet both. The run fails naming the key, its count
+    of open versions and both settings where the table records the old one, and writes
+    nothing. A table built before the key was recorded (the property unset) is checked too."""
+    narrow = "unique_key='id', " + CONFIGS["check-invalidate"]
+    write_table_snapshot(dbt_project, "unique_key=['id', 'name'], " + CONFIGS["check-invalidate"])
+    write_source(
+        dbt_project,
+        [
+            (1, "a", 10, T("2024-01-01")),
+            (1, "b", 20, T("2024-01-01")),
+            (2, "c", 30, T("2024-01-01")),
+        ],
+        WITHOUT_REGION,
+    )
+    dbt_project.dbt("snapshot")
+    assert json.loads(_properties(dbt_project)["scd2.unique_key"]) == ["id", "name"]
+    if not recorded:
+        dbt_project.spark.sql(
+            f"alter table {dbt_project.table('snap')} unset tblproperties ('scd2.unique_key')"
+        )
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+
+    write_table_snapshot(dbt_project, narrow)
+    write_source(
+        dbt_project, [(1, "a", 11, T("2024-01-01")), (2, "c", 30, T("2024-01-01"))], WITHOUT_REGION
+    )
+    message = snapshot_failure(dbt_project)
+    assert "has 2 open versions of id = 1 under unique_key ['id']" in message
+    if recorded:
+        assert "(the table was built with unique_key ['id', 'name'])" in message
+    assert "Nothing was written" in message
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
+
+
+def test_a_changed_key_whose_open_versions_stay_unique_goes_on(dbt_project: ScratchProject) -> None:
+    """unique_key ['id', 'name'] narrowed to 'id' where each id has one open version: the run
+    goes on under the new key (id 2's change closes its version), and the table records the
+    new key, so that later runs need not count the open versions again."""
+    write_table_snapshot(dbt_project, "unique_key=['id', 'name'], " + CONFIGS["check-invalidate"])
+    write_source(
+        dbt_project, [(1, "a", 10, T("2024-01-01")), (2, "b", 20, T("2024-01-01"))], WITHOUT_REGION
+    )
+    run1 = dbt_project.dbt("snapshot")
+
+    write_table_snapshot(dbt_project, "unique_key=' ID ', " + CONFIGS["check-invalidate"])
+    write_source(
+        dbt_project, [(1, "a", 10, T("2024-01-01")), (2, "b", 21, T("2024-01-01"))], WITHOUT_REGION
+    )
+    _assert_key_2_changed(dbt_project, "id", run1, dbt_project.dbt("snapshot"))
+    assert json.loads(_properties(dbt_project)["scd2.unique_key"]) == ["id"]

@@ -1,4 +1,6 @@
-{% macro _scd2_create_snapshot_table_sql(relation, select_sql, managed=true, kept=none) -%}
+{% macro _scd2_create_snapshot_table_sql(
+    relation, select_sql, managed=true, kept=none, record_key=false
+) -%}
     {#-
         `create or replace table` of an Iceberg snapshot table in the layout of
         _scd2_snapshot_layout, from `select_sql`: dbt-spark's spark__create_table_as for
@@ -16,6 +18,8 @@
           a run's rows fall in one (the open versions), so one task wrote them all;
         - write.spark.fanout.enabled: with no shuffle, each task writes the few partitions it
           meets without sorting its rows first.
+        record_key (snapshots): the unique_key the versions written are unique under
+        (_scd2_unique_key_property), in the same commit.
     -#}
     {%- if not managed -%}
         {{ return(create_table_as(False, relation, select_sql)) }}
@@ -31,6 +35,10 @@
         {%- do properties.update({key: kept[key]}) -%}
     {%- endfor -%}
     {%- do properties.update(config.get('tblproperties') or {}) -%}
+    {%- if record_key -%}
+        {%- set key = scd2_audit._scd2_unique_key_property() -%}
+        {%- do properties.update({key.name: key.value}) -%}
+    {%- endif -%}
     create or replace table {{ relation }}
     using iceberg
     partitioned by ({{ audit.update_process_id }})

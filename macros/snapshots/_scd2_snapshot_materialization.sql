@@ -28,8 +28,10 @@
         regard to case (_scd2_check_row_changed). Before anything, the snapshot's config is
         checked (_scd2_assert_snapshot_config); before either write, the snapshot's query is
         checked against its config (_scd2_assert_source_columns, _scd2_assert_updated_at_type,
-        _scd2_assert_source_types): a bad value or a mismatch fails the run with a message
-        that names it, before anything is written.
+        _scd2_assert_source_types), and an existing table against it (its key columns, the
+        marks of its open versions, and their uniqueness under the unique_key, which the
+        table records: _scd2_assert_open_keys_unique): a bad value or a mismatch fails the
+        run with a message that names it, before anything is written.
         Everything else (checks, staging view, MERGE, grants, docs, hooks) is
         dbt-spark's, through the macros it calls (spark_build_snapshot_staging_table,
         snapshot_merge_sql, ...), which this project overrides where its header says.
@@ -113,6 +115,9 @@
         {{ adapter.valid_snapshot_target(target_relation,
             config.get("snapshot_table_column_names") or get_snapshot_table_column_names()) }}
         {% do scd2_audit._scd2_assert_table_keys(target_relation, layout.columns) %}
+        {% set table_properties = scd2_audit._scd2_table_properties(target_relation) %}
+        {% set record_key = scd2_audit._scd2_assert_open_keys_unique(target_relation,
+            layout.columns, table_properties, "Snapshot '" ~ model.name ~ "': ") %}
         {% do scd2_audit._scd2_assert_table_marks(target_relation, layout.columns,
             scd2_audit._scd2_snapshot_context(), "Snapshot '" ~ model.name ~ "': ",
             layout.partition_columns, query_column_names) %}
@@ -153,7 +158,8 @@
     {% if not target_relation_exists %}
 
         {% set build_sql = build_snapshot_table(strategy, model['compiled_code']) %}
-        {% set final_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql, layout.managed) %}
+        {% set final_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql, layout.managed, record_key=true) %}
+        {% set record_key = not layout.managed %}
 
     {% elif invocation_args_dict.get('empty') %}
 
@@ -181,8 +187,9 @@
                 ~ "Drop the empty table and run the snapshot again, then partition it again.") %}
         {% endif %}
         {% set build_sql = build_snapshot_table(strategy, model['compiled_code']) %}
-        {% set kept_properties = scd2_audit._scd2_table_properties(target_relation) %}
-        {% set final_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql, layout.managed, kept_properties) %}
+        {% set kept_properties = table_properties %}
+        {% set final_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, build_sql, layout.managed, kept_properties, record_key=true) %}
+        {% set record_key = record_key and not layout.managed %}
 
     {% else %}
 
@@ -222,8 +229,9 @@
         {% endif %}
         {% if schema_change.changed or (layout.managed and not layout.partitioned) %}
             {% set merged_sql = scd2_audit._scd2_merge_as_select_sql(target_relation, staging_table, schema_change) %}
-            {% set kept_properties = scd2_audit._scd2_table_properties(target_relation) %}
-            {% set final_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, merged_sql, layout.managed, kept_properties) %}
+            {% set kept_properties = table_properties %}
+            {% set final_sql = scd2_audit._scd2_create_snapshot_table_sql(target_relation, merged_sql, layout.managed, kept_properties, record_key=true) %}
+            {% set record_key = record_key and not layout.managed %}
         {% else %}
             {% set source_columns = adapter.get_columns_in_relation(staging_table)
                                          | rejectattr('name', 'equalto', 'dbt_change_type')
@@ -257,6 +265,14 @@
         {% endcall %}
         {% if kept_properties is defined %}
             {% do scd2_audit._scd2_restore_sort_order(target_relation, kept_properties) %}
+        {% endif %}
+        {#- The key the open versions were found unique under, where the write did not
+            record it (_scd2_assert_open_keys_unique): a later run then reads no more. -#}
+        {% if record_key %}
+            {% set key = scd2_audit._scd2_unique_key_property() %}
+            {% do scd2_audit._scd2_run_sql('alter table ' ~ target_relation
+                ~ ' set tblproperties (' ~ scd2_audit._scd2_sql_string(key.name) ~ ' = '
+                ~ scd2_audit._scd2_sql_string(key.value) ~ ')') %}
         {% endif %}
     {% endif %}
 

@@ -1,0 +1,59 @@
+{% macro _scd2_assert_open_keys_unique(relation, table_columns, properties, where) -%}
+    {#-
+        Before a later run reads the table `relation`: its open versions must be unique under
+        the unique_key configured now. dbt's staging joins the source with the open versions
+        on the key, so a key with two open versions meets the source's one row twice: a key
+        narrowed in the config (['id', 'name'] to 'id', where id 1 had open versions a and b)
+        closed both and opened id 1 twice, without a word, and every later run kept two open
+        versions of it. Neither dbt nor Iceberg records a snapshot's key, so the table does
+        (_scd2_unique_key_property, in `properties`: _scd2_table_properties): a run under the
+        recorded key reads nothing more. A run under another key, or on a table that records
+        none (built before the property, or by stock dbt), counts the open versions per key
+        once (the open partition alone where the table has it: `table_columns`); none twice,
+        the key is recorded after the run's write (the caller, from what this returns: true
+        when the table's record must be written). `where` starts the message.
+    -#}
+    {%- set key = scd2_audit._scd2_unique_key_property() -%}
+    {%- set recorded = properties.get(key.name) -%}
+    {%- if not execute or recorded == key.value -%}{{ return(false) }}{%- endif -%}
+    {%- set ctx = scd2_audit._scd2_snapshot_context() -%}
+    {%- set partitioned = ctx.audit.update_process_id | lower
+        in table_columns | map('lower') | list -%}
+    {%- set open = scd2_audit._scd2_open_version_sql(none, partitioned) -%}
+    {%- set keys = ctx.key_columns -%}
+    {%- set query -%}
+        select
+            {%- for entry in keys %}
+            cast({{ entry }} as string) as scd2_key_{{ loop.index }},
+            {%- endfor %}
+            count(*) as scd2_open_versions
+        from {{ relation }}
+        where {{ open }}
+        group by all
+        having count(*) > 1
+        limit 1
+    {%- endset -%}
+    {%- set rows = run_query(query).rows -%}
+    {%- if rows -%}
+        {%- set row = rows[0] -%}
+        {%- set shown = [] -%}
+        {%- for entry in keys -%}
+            {%- do shown.append(entry ~ ' = ' ~ (row[loop.index0] if row[loop.index0] is not none
+                else 'null')) -%}
+        {%- endfor -%}
+        {%- set recorded_entries = fromjson(recorded) if recorded else none -%}
+        {{ exceptions.raise_compiler_error(
+            where ~ "the table " ~ relation ~ " has " ~ row[keys | length] ~ " open versions "
+            ~ "of " ~ shown | join(' and ') ~ " under unique_key " ~ key.entries ~ " ("
+            ~ ("the table was built with unique_key " ~ recorded_entries if recorded_entries
+                else "the table does not record the key it was built with: was unique_key "
+                ~ "changed?") ~ "). dbt's staging meets each open version of a key with the "
+            ~ "source's row of that key, so this run would close them all and open the key "
+            ~ "twice. Nothing was written. Set unique_key back; or snapshot into a new table; "
+            ~ "or, if each key has one current row under the new key, first close all but one "
+            ~ "open version of each such key (list them: select " ~ keys | join(', ')
+            ~ ", count(*) from " ~ relation ~ " where " ~ open ~ " group by all having "
+            ~ "count(*) > 1).") }}
+    {%- endif -%}
+    {{ return(true) }}
+{%- endmacro %}
