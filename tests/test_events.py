@@ -2031,6 +2031,21 @@ def test_debezium_batch_of_deletes_only(dbt_project: ScratchProject, tmp_path) -
     assert brief(versions(dbt_project)) == expected
     assert iceberg_commits(dbt_project, "history") == commits
 
+    # Day 4: a create and a truncate: the truncate is malformed, saying what to do.
+    batch(
+        "day4",
+        [
+            change("c", None, {"id": 3, "name": "Carol"}, t0 + 4 * hour, 14),
+            change("t", None, None, t0 + 4 * hour, 15),
+        ],
+    )
+    message = failure(dbt_project)
+    assert "1 malformed event(s)" in message, message
+    assert "t: a TRUNCATE of the table" in message, message
+    assert "skipped.operations=t" in message, message
+    assert brief(versions(dbt_project)) == expected
+    assert iceberg_commits(dbt_project, "history") == commits
+
 
 @pytest.mark.parametrize("envelope", [False, True], ids=["plain", "envelope"])
 def test_debezium_table_whose_schema_a_first_batch_of_reads_fixed(
@@ -2587,6 +2602,16 @@ def test_wal2json_values_read_as_their_types(dbt_project: ScratchProject, tmp_pa
     wal2json_batch(dbt_project, tmp_path / "day3", [w2j(version1)], ddl=None)
     message = failure(dbt_project)
     assert "format-version 1" in message and "format-version=2" in message, message
+    # The same under the declared schema of the docs, which has no `change`: every line
+    # reads as one without `action` (it held no row of the table, and the run applied
+    # nothing); each is malformed now, and nothing is written.
+    commits = iceberg_commits(dbt_project, "history")
+    version1.update({"xid": 1, "timestamp": "2024-01-02 00:00:00+00"})
+    wal2json_batch(dbt_project, tmp_path / "day3b", [w2j(version1)])
+    message = failure(dbt_project)
+    assert "1 malformed event(s)" in message, message
+    assert "a line without wal2json's `action`: format-version 1" in message, message
+    assert iceberg_commits(dbt_project, "history") == commits
 
 
 def test_wal2json_names_as_wal2json_writes_them(dbt_project: ScratchProject, tmp_path) -> None:

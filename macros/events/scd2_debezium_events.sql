@@ -20,7 +20,8 @@
           a batch whose lines all lack one side (see below) reads them from the other;
         - the value columns (default: every field of `after`): from `after`, null for a delete;
         - op: Debezium's code, c (create), u (update), d (delete), r (read, a snapshot row);
-          t (truncate) is none of them and fails the model as malformed, as it should;
+          t (truncate) is none of them and fails the model as malformed, as it should, its
+          operation saying what to do;
         - event_ts: the source database's change time (source.ts_ms, milliseconds), the first
           ordering column; then event_<field> for each `sequence` field of `source` (default
           lsn, PostgreSQL's log sequence number) as tie-breakers;
@@ -246,7 +247,10 @@
         relation's schema is NULL, the rest is read) has its text in _corrupt_record, as one
         it could not read at all: its operation is that text, so that the model fails it as
         malformed, naming it, where the half-read event was applied with NULLs. -#}
-    {%- set op_cases = [] -%}
+    {#- A truncate names no rows: its operation says what to do, as the model fails it. -#}
+    {%- set op_cases = ["when " ~ p ~ "op = 't' then " ~ scd2_audit._scd2_sql_string(
+        "t: a TRUNCATE of the table, which names no rows: close its keys' open versions by "
+        ~ "hand, or leave truncates out with Debezium's skipped.operations=t")] -%}
     {%- if '_corrupt_record' in columns -%}
         {%- do op_cases.append("when coalesce(trim(_corrupt_record), 'null') != 'null'"
             ~ " then concat('a line Spark could not read whole: ', left(_corrupt_record, 300))") -%}

@@ -13,7 +13,9 @@
           writes them, case included, a part holding a dot in double quotes) with action I, U
           or D; transactions' B and C lines, messages (M) and other tables' lines are left
           out. A truncate (T) names no rows: its operation says so, and the model fails it as
-          malformed;
+          malformed, as it does a line without `action` (wal2json's format-version 1 read
+          under a declared schema, where it held no row of any table and a run applied
+          nothing without a word; or a line that is not wal2json's);
         - `columns`, {PostgreSQL column name: Spark type}, the key columns among them: each
           is looked up by name in the line's `columns` (the row after an insert or update),
           a key of a delete in its `identity` (the replica identity's old values), and cast
@@ -196,6 +198,10 @@
         {{ typed[name] }} as {{ scd2_audit._scd2_plain_name(name) }},
         {%- endfor %}
         case
+            when scd2_action is null then {{ scd2_audit._scd2_sql_string(
+                "a line without wal2json's `action`: format-version 1 (one object per "
+                ~ "transaction, its changes in `change`), or a line that is not wal2json's: "
+                ~ "have wal2json write format-version=2") }}
             {%- if parts[0] is not none %}
             when scd2_schema is null then {{ scd2_audit._scd2_sql_string(
                 "a line of the table without its schema: set wal2json's include-schemas=1 "
@@ -243,7 +249,8 @@
             {%- endif %}
         from {{ relation }}
         where
-            `action` in ('I', 'U', 'D', 'T')
+            `action` is null
+            or `action` in ('I', 'U', 'D', 'T')
             and `table` = {{ scd2_audit._scd2_sql_string(parts[1]) }}
             {%- if parts[0] is not none %}
             and (`schema` = {{ scd2_audit._scd2_sql_string(parts[0]) }} or `schema` is null)
