@@ -35,6 +35,20 @@ def write_snapshot(
     )
 
 
+def write_stock_built_table(project: ScratchProject, name: str) -> None:
+    """A table as dbt's own snapshot macros build one (dbt's columns, none of the audit
+    columns), open version of id 1, written by Spark."""
+    project.spark.sql(f"create schema if not exists {project.schema}")
+    project.spark.sql(
+        f"""
+        create table {project.table(name)} using iceberg as select
+            1 as id, 'h' as dbt_scd_id, timestamp'2024-01-01 00:00:00' as dbt_updated_at,
+            timestamp'2024-01-01 00:00:00' as dbt_valid_from,
+            cast(null as timestamp) as dbt_valid_to
+        """
+    )
+
+
 def day(project: ScratchProject, header: str, rows: list[str], source: str = "src") -> DbtStep:
     """Load the day's source rows with `dbt seed`, then run `dbt snapshot`; return the latter."""
     project.write_seed(source, header, rows)

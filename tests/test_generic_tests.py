@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from python_helpers.tooling.scratch import ScratchProject
-from tests.snapshot_helpers import day, write_snapshot
+from tests.snapshot_helpers import day, write_snapshot, write_stock_built_table
 
 TESTS = (
     "scd2_one_open_version_per_key",
@@ -153,15 +153,7 @@ def test_generic_tests_on_a_table_without_the_audit_columns_fail_clearly(
     """A snapshot table built by dbt's own snapshot macros (dbt's columns, no audit columns):
     the tests that read the audit columns fail naming them and the fix, where they failed on
     Spark's UNRESOLVED_COLUMN."""
-    dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
-    dbt_project.spark.sql(
-        f"""
-        create table {dbt_project.table("stock_built")} using iceberg as select
-            1 as id, 'h' as dbt_scd_id, timestamp'2024-01-01 00:00:00' as dbt_updated_at,
-            timestamp'2024-01-01 00:00:00' as dbt_valid_from,
-            cast(null as timestamp) as dbt_valid_to
-        """
-    )
+    write_stock_built_table(dbt_project, "stock_built")
     checked = ("scd2_contiguous_validity", "scd2_open_closed_metadata", "scd2_insert_metadata")
     table = {
         "name": "stock_built",

@@ -25,6 +25,7 @@ from tests.snapshot_helpers import (
     history,
     snapshot_failure,
     write_snapshot,
+    write_stock_built_table,
 )
 from tests.test_reliability import SCD2_TESTS
 
@@ -706,6 +707,19 @@ def test_dbt_valid_to_current_and_meta_column_names(dbt_project: ScratchProject)
     assert rows[1].audit_insert_process_id == run2.invocation_id
     assert rows[2].audit_update_process_id is None
 
+    # The current state compiled by dbt (a UTC session, as the runs) and read in a Paris
+    # session: the setting's instant is the one the runs wrote, whatever the reader's zone
+    # (as SQL, to_timestamp('9999-12-31') is an hour earlier there, and the view was empty).
+    sql = compiled_code(dbt_project.dbt("compile", "--inline", "{{ scd2_current(ref('snap')) }}"))
+    spark = dbt_project.spark
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    try:
+        spark.conf.set("spark.sql.session.timeZone", "Europe/Paris")
+        current = sorted((r["id"], r["amount"]) for r in spark.sql(sql).collect())
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+    assert current == [(1, 11), (2, 20), (4, 40)]
+
 
 def test_high_end_does_not_shift_with_session_time_zone(dbt_project: ScratchProject) -> None:
     write_snapshot(
@@ -949,6 +963,15 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
     message = compile_error("scd2_current(ref('plain'), unique_key='id')")
     assert "has no column(s) ['dbt_valid_from', 'dbt_valid_to']" in message, message
     assert "no SCD2 history" in message, message
+    # Without a unique_key too: the missing columns first, not a request for a key.
+    message = compile_error("scd2_current(ref('plain'))")
+    assert "has no column(s) ['dbt_valid_from', 'dbt_valid_to']" in message, message
+    assert "no unique_key given" not in message, message
+    # Words meant as moments: as SQL, NULL (an empty answer) or an unresolved column.
+    for word in ["null", "NULL", "now", "today"]:
+        message = compile_error(f"scd2_as_of(ref('plain'), '{word}', unique_key='id')")
+        assert f"the as-of moment '{word}' is no moment" in message, message
+        assert ("as SQL it is NULL" in message) == (word.lower() == "null"), message
     message = compile_error("scd2_as_of(ref('plain'), '2024-01-01', unique_key='id')")
     assert "'effective_start_ts', 'effective_end_ts'" in message, message
     # A moment that is no ISO 8601 one (Spark's parser failed on it, or divided 2024 by 1).
@@ -981,6 +1004,19 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
     relation = f"adapter.get_relation(none, '{dbt_project.schema}', 'fed')"
     message = compile_error(f"scd2_change_feed({relation}, unique_key='id')")
     assert "the column(s) _change_type have the names of the feed's own columns" in message
+    # A snapshot of this project built by dbt's own macros (dbt's columns, no audit ones):
+    # the message says how to get them, where it asked for a snapshot of this package.
+    write_snapshot(
+        dbt_project,
+        "stock",
+        "unique_key='id', strategy='check', check_cols='all'",
+        select="select * from {{ ref('plain') }}",
+    )
+    write_stock_built_table(dbt_project, "stock")
+    message = compile_error("scd2_as_of(ref('stock'), '2024-01-01')")
+    assert "has no column(s) ['effective_start_ts'" in message, message
+    assert "built by dbt's own snapshot macros lacks the audit columns" in message, message
+    assert "Pass a snapshot of this package" not in message, message
     # A unique_key that is an expression, as a snapshot takes one: "not in the table" before.
     message = compile_error(f"scd2_current({relation}, unique_key=\"concat(id, '-')\")")
     assert "the unique_key holds SQL expression(s) concat(id, '-')" in message, message

@@ -34,7 +34,7 @@
         (``unique_key='`Cust Id`'``), are read without their quotes.
         `needs_audit`: the macro reads the audit columns (effective range, runs); a table
         without them (a plain dbt snapshot, a seed) fails naming what is missing (a table
-        not there yet compiles from its YAML, as above).
+        not there yet compiles from its YAML, as above), before a missing unique_key.
         Anything but a relation (a table's name as text) fails, saying what to pass.
         A relation of none (adapter.get_relation of a table not there) fails at execution
         only: at parse time dbt's adapter calls return none for every relation.
@@ -52,12 +52,36 @@
             ~ "outside the project; the table's name as text does not say which snapshot "
             ~ "config (keys, column names) it follows.") }}
     {%- endif -%}
-    {%- set snapshot = scd2_audit._scd2_snapshot_context(
-        relation, unique_key, valid_to_current, remedy='Pass unique_key=[...] to the macro.') -%}
+    {%- set snapshot = scd2_audit._scd2_snapshot_context(relation, unique_key, valid_to_current) -%}
     {%- set columns = snapshot.columns -%}
     {%- set audit = snapshot.audit -%}
     {%- set types = scd2_audit._scd2_column_types(relation) -%}
     {%- set table_columns = types.keys() | list -%}
+    {#- The table's columns before its key: a relation that is no history (a seed, a model)
+        was first asked for a unique_key, and only then found to have no validity. -#}
+    {%- set dbt_required = [columns.dbt_valid_from, columns.dbt_valid_to] -%}
+    {%- set required = dbt_required + ([
+        audit.effective_start_ts, audit.effective_end_ts, audit.insert_process_id,
+        audit.insert_ts, audit.update_process_id, audit.update_ts] if needs_audit else []) -%}
+    {%- set absent = required | map('lower') | reject('in', table_columns) | list -%}
+    {%- if execute and types and absent -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2 analytics on " ~ relation ~ ": the table has no column(s) " ~ absent
+            ~ " (its columns: " ~ table_columns ~ "), so it is no SCD2 history this macro"
+            ~ " reads. "
+            ~ ("A snapshot built by dbt's own snapshot macros lacks the audit columns: "
+                ~ "install the package as docs/package.md says (its dispatch block and "
+                ~ "snapshot wrapper), and the snapshot's next run adds them."
+                if snapshot.is_snapshot and not dbt_required | map('lower')
+                    | reject('in', table_columns) | list
+                else "Pass a snapshot of this package (or an scd2_events model), e.g."
+                ~ " ref('my_snapshot'); for one whose dbt columns were renamed, the snapshot"
+                ~ " itself, whose config gives their names.")) }}
+    {%- endif -%}
+    {%- if execute and not snapshot.key_columns -%}
+        {%- do scd2_audit._scd2_snapshot_context(
+            relation, unique_key, valid_to_current, remedy='Pass unique_key=[...] to the macro.') -%}
+    {%- endif -%}
     {%- set keys = [] -%}
     {%- for key in snapshot.key_columns -%}
         {%- do keys.append(scd2_audit._scd2_unquoted_name(key) | lower) -%}
@@ -100,25 +124,15 @@
             ~ expressions | join(', ') ~ ", where these macros need the key's columns (they "
             ~ "select, group and join on them). Pass unique_key=[...] to the macro with the "
             ~ "column(s) of the table that identify a key, e.g. the columns the expression "
-            ~ "is computed from.") }}
+            ~ "is computed from, where distinct values of them give distinct keys: under "
+            ~ "lower(email), a change of 'A@x.org' to 'a@x.org' is one key's update, which "
+            ~ "the columns read as a delete and an insert.") }}
     {%- endif -%}
     {%- set missing = keys | reject('in', table_columns) | list -%}
     {%- if execute and missing -%}
         {{ exceptions.raise_compiler_error(
             "scd2 analytics on " ~ relation ~ ": key column(s) " ~ missing
             ~ " not in the table (columns: " ~ table_columns ~ ").") }}
-    {%- endif -%}
-    {%- set required = [columns.dbt_valid_from, columns.dbt_valid_to] + ([
-        audit.effective_start_ts, audit.effective_end_ts, audit.insert_process_id,
-        audit.insert_ts, audit.update_process_id, audit.update_ts] if needs_audit else []) -%}
-    {%- set absent = required | map('lower') | reject('in', table_columns) | list -%}
-    {%- if execute and types and absent -%}
-        {{ exceptions.raise_compiler_error(
-            "scd2 analytics on " ~ relation ~ ": the table has no column(s) " ~ absent
-            ~ " (its columns: " ~ table_columns ~ "), so it is no SCD2 history this macro"
-            ~ " reads. Pass a snapshot of this package (or an scd2_events model), e.g."
-            ~ " ref('my_snapshot'); for one whose dbt columns were renamed, the snapshot"
-            ~ " itself, whose config gives their names.") }}
     {%- endif -%}
     {%- set data_columns = keys + (table_columns | reject('in', metadata_names + keys) | list) -%}
     {%- set deleted_flag = columns.dbt_is_deleted
@@ -133,6 +147,25 @@
         {%- endfor -%}
         {%- do quoted.update({name: identifiers}) -%}
     {%- endfor -%}
+    {#- dbt_valid_to_current is SQL that the view would evaluate in its reader's session: a
+        timestamp written without its zone (`to_timestamp('9999-12-31')`), or a date beside
+        a timestamp validity, names another instant in a session of another zone, which no
+        open version holds, and the current state of a Paris session was empty. The instant
+        is taken once, here, in the session of the dbt run that compiles the view, as the
+        snapshot's runs took it (their check of the table's marks refuses a run in another
+        zone), and written as one that no zone shifts. -#}
+    {%- set is_open = snapshot.is_open -%}
+    {%- if execute and snapshot.valid_to_current
+            and types.get(columns.dbt_valid_to | lower) == 'timestamp' -%}
+        {%- set micros = run_query('select unix_micros(cast(' ~ snapshot.valid_to_current
+            ~ ' as timestamp))').rows[0][0] -%}
+        {%- if micros is not none -%}
+            {%- set fixed = {} -%}
+            {%- do fixed.update(snapshot) -%}
+            {%- do fixed.update({'valid_to_current': 'timestamp_micros(' ~ micros ~ ')'}) -%}
+            {%- set is_open = scd2_audit._scd2_open_version_sql(none, false, fixed) -%}
+        {%- endif -%}
+    {%- endif -%}
     {{ return({
         'key_columns': keys,
         'columns': columns,
@@ -143,7 +176,7 @@
         'is_deletion_record': scd2_audit._scd2_is_deleted_sql(deleted_flag)
             if deleted_flag else 'false',
         'events': event_columns if is_events else none,
-        'is_open': snapshot.is_open,
+        'is_open': is_open,
         'high_end': snapshot.high_end,
         'quoted': quoted,
         'types': types,

@@ -14,6 +14,16 @@
     {%- if not text -%}
         {{ exceptions.raise_compiler_error("scd2_as_of: the as-of moment is empty.") }}
     {%- endif -%}
+    {#- Words a --vars value or a caller may mean as a moment, which as SQL are NULL (an
+        empty answer, without a word) or a column Spark does not find. -#}
+    {%- if execute and text | lower in ['null', 'none', 'now', 'today', 'yesterday', 'tomorrow'] -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_as_of: the as-of moment '" ~ text ~ "' is no moment"
+            ~ (" (as SQL it is NULL, which no version covers)" if text | lower in ['null',
+                'none'] else "") ~ ". Write an ISO 8601 date or date and time, e.g. "
+            ~ "'2024-01-01 12:00:00+02:00', or a SQL timestamp expression, e.g. "
+            ~ "current_timestamp() or current_date() - interval 1 day.") }}
+    {%- endif -%}
     {%- set literal = scd2_audit._scd2_utc_timestamp_sql(text) -%}
     {%- if execute and literal is none and modules.re.match('^[-+]?[0-9]', text) -%}
         {{ exceptions.raise_compiler_error(

@@ -7,8 +7,11 @@
     {#-
         A select of every column of a snapshot, in table order, with dbt's valid_to of open
         versions set to the high-end timestamp (scd2_high_end_ts()) instead of NULL: for
-        consumers that expect a closed range on every row (between ... and valid_to), and one
-        value on every open version. So also on a snapshot that sets dbt_valid_to_current,
+        consumers that expect an end on every row, and one value on every open version.
+        The ranges stay dbt's, half-open: a version ends where the next starts, so a moment
+        is in one as `valid_from <= moment and moment < valid_to` (`between` takes both
+        versions at a change's moment, and with a date validity on each day of a change).
+        Deletion records (hard_deletes='new_record') are rows here, as in the table. So also on a snapshot that sets dbt_valid_to_current,
         whose open versions hold that value (or NULL, those opened before it was set): the
         view showed them as they are, two values where consumers look for the high end.
         unique_key and valid_to_current as for scd2_current: only for a relation that no
