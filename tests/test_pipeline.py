@@ -337,6 +337,28 @@ def test_deletes_from_the_guard_share_pass_the_delete_guard(
     assert again[0].run_id not in {r.run_id for r in results}
 
 
+def test_a_day_that_reconciles_no_snapshot_fails(
+    spark: SparkSession, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dbt reads DBT_RESOURCE_TYPES from the environment: set to seeds, the day's build ran
+    no snapshot, and the report over no reconciliation said every one was OK. The day now
+    fails, saying why."""
+    root = tmp_path / "project"
+    project = ScratchProject(root, "pipeline_none", spark, include=("models", "snapshots"))
+    monkeypatch.setenv("DBT_RESOURCE_TYPES", "seed")
+    options = PipelineOptions(
+        no_init_recs=10,
+        no_incr_recs=10,
+        no_keys=1,
+        no_nonkeys=1,
+        days=1,
+        schema=project.schema,
+        project_dir=root,
+    )
+    with pytest.raises(PipelineError, match="day 1: dbt build ran no snapshot of cdc_source"):
+        run_days(options, StepTimer())
+
+
 def test_documented_daily_path(spark: SparkSession, tmp_path) -> None:
     """docs/running-dbt.md, "Running dbt by hand": generate a day, `dbt build`, next day, `dbt
     build`. Every node and test passes, and day 2's snapshot runs match the generator's shares:

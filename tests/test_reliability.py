@@ -1011,13 +1011,19 @@ GENERATOR_GOOD = ["100", "100", "2", "2", "0.2", "0.4", "0.4"]
         (["x", *GENERATOR_GOOD[1:]], "no_init_recs"),
         ([*GENERATOR_GOOD, "--day", "0"], "--day"),
         ([*GENERATOR_GOOD, "--format", "table", "--schema", "bad-name"], "--schema"),
+        # Two options named in one rule: each as written on the command line (their fields'
+        # names, pct_noop + pct_late, before).
+        (
+            [*GENERATOR_GOOD, "--events", "flat", "--pct-noop", "0.8", "--pct-late", "0.5"],
+            "error: --pct-noop + --pct-late: ",
+        ),
     ],
 )
 def test_generator_rejects_bad_arguments(tmp_path: Path, args: list[str], named: str) -> None:
     lake = tmp_path / "lakehouse"
     markers = _lakehouse_with_markers(lake)
     seeds = tmp_path / "seeds"
-    if "--format" not in args:
+    if "--format" not in args and "--events" not in args:
         args = [*args, "--seeds-dir", str(seeds)]
     result = _run_module("python_helpers.generate", args, lake)
     assert result.returncode == 2, result.stdout + result.stderr

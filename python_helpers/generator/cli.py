@@ -281,8 +281,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def option_name(argument: str, positionals: Collection[str] = ()) -> str:
     """The command-line spelling of a spec field an error names: ``positionals`` (and text
     that is no field) as they are, every other field as its option (``business_date`` ->
-    ``--business-date``)."""
-    if argument in positionals or argument.startswith("-") or " " in argument:
+    ``--business-date``); in text naming several (``pct_noop + pct_late``), each of them."""
+    if " " in argument:
+        return re.sub(r"\b[a-z]+(?:_[a-z]+)+\b", lambda m: option_name(m[0], positionals), argument)
+    if argument in positionals or argument.startswith("-"):
         return argument
     return "--" + argument.replace("_", "-")
 

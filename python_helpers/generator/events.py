@@ -15,8 +15,9 @@ of seed, day and row; nothing random is drawn):
 - ``pct_noop`` of the unchanged keys get an update with the values they already have (it adds
   no version);
 - ``pct_late`` of the unchanged keys last changed before the previous day get a stale update,
-  timed just before their current version began, with other values: a late event, which the
-  run sets aside (quarantine, reason late) instead of rewriting history;
+  timed a second before the day their current version began (so before it), with other
+  values: a late event, which the run sets aside (quarantine, reason late) instead of
+  rewriting history;
 - ``pct_duplicate`` of the events are delivered twice;
 - ``pct_delayed`` of the single updates and creates arrive with the next day's batch (after
   newer events of other keys, out of order); they are still in order for their own key.

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from python_helpers.pipeline.run import PipelineOptions, build_spec
+from python_helpers.pipeline.run import PipelineError, PipelineOptions, build_spec
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 
 if TYPE_CHECKING:
@@ -50,7 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="non-key columns, as the pipeline's --nonkeys (default %(default)s)",
     )
     args = parser.parse_args(argv)
-    spec = demo_spec(no_keys=args.keys, no_nonkeys=args.nonkeys)
+    try:
+        spec = demo_spec(no_keys=args.keys, no_nonkeys=args.nonkeys)
+    except PipelineError as exc:
+        parser.error(str(exc))  # exits 2, naming the option
     for path in write_seed_placeholders(args.seeds_dir, spec):
         print(f"placeholder  {path}")
     return 0

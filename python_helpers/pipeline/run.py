@@ -177,6 +177,7 @@ _RENAMED_OPTIONS = {
     "no_nonkeys": "--nonkeys",
     "day": "--days",
     "business_date": "--days",
+    "seeds_dir": "the project's folder of generated seeds",
 }
 
 
@@ -190,7 +191,7 @@ def _argument_error(exc: InvalidGeneratorArgument) -> str:
 
     fields = r"\b(?:no_(?:init|incr)_recs|no_(?:non)?keys|pct_[a-z_]+)\b"
     argument = _RENAMED_OPTIONS.get(exc.argument) or re.sub(
-        fields, spell, option_name(exc.argument)
+        fields, spell, exc.argument if " " in exc.argument else option_name(exc.argument)
     )
     return f"{argument}: {re.sub(fields, spell, exc.rule)}"
 
@@ -496,6 +497,15 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
                 histories[node.node.name] = result.expected_history
                 fingerprints[node.node.name] = result.after
                 results.append(result)
+        if not any(r.day == day for r in results):
+            # A build that ran no snapshot of the source (dbt's DBT_RESOURCE_TYPES or
+            # DBT_EXCLUDE_RESOURCE_TYPES in the environment, which dbt reads) reconciled
+            # nothing, and a report over no rows said every reconciliation was OK.
+            raise PipelineError(
+                f"day {day}: dbt build ran no snapshot of {SOURCE_TABLE}, so nothing was "
+                "reconciled. Unset DBT_RESOURCE_TYPES / DBT_EXCLUDE_RESOURCE_TYPES (dbt reads "
+                "them from the environment), and keep the project's snapshots of the source."
+            )
 
     return results
 
