@@ -75,6 +75,9 @@ def test_every_day_reconciles_with_the_manifest(pipeline_run, capsys) -> None:
         versions = {1: (300, 0), 2: (510, 210), 3: (720, 420)}[r.day]
         assert (r.history.versions, r.history.closed) == versions
         assert r.history == r.expected_history
+        # Day 1 opened 300 versions; later days open 210 (30 new, 180 updated) and close 210,
+        # each dated as its strategy dates it.
+        assert (r.dated_rows, r.misdated) == ({1: 300}.get(r.day, 420), 0)
         # The versions earlier runs left are as they left them (none before day 1).
         assert (r.kept_before is None) == (r.day == 1)
         assert r.kept_ok and r.kept.versions == {1: 0, 2: 300, 3: 510}[r.day]
@@ -143,6 +146,49 @@ def _reconcile_day3_of(project: ScratchProject, results, copy: str):
         history_before=day2.expected_history,
         fingerprint_before=day2.after,
     )
+
+
+def test_reconciliation_catches_misdated_versions(pipeline_run) -> None:
+    """The counts, the state and the fingerprints compare no validity a run wrote: copies of
+    day 3's snapshots whose new versions start a day late (timestamp: not at the source's
+    updated_at) or whose closed version ends a second late (check: not at the run's time)
+    now fail the reconciliation, and the copies as they are pass it."""
+    project, _options, results = pipeline_run
+    spark = project.spark
+    audit = audit_column_names(project.root, ["--target", "local"])
+
+    def execute(sql: str) -> list[tuple]:
+        return [tuple(row) for row in spark.sql(sql).collect()]
+
+    def day3(snapshot: str, alter: str, updated_at: str | None):
+        run_id = next(r for r in results if r.snapshot == snapshot and r.day == 3).run_id
+        copy = f"{snapshot}_misdated"
+        spark.sql(
+            f"create table {project.table(copy)} using iceberg as "
+            f"select * from {project.table(snapshot)}"
+        )
+        keys = ["key_1", "key_2", "key_3"]
+
+        def dating() -> tuple[int, int]:
+            r = reconcile(
+                execute, project.schema, copy, 3, run_id, keys, audit, updated_at=updated_at
+            )
+            return r.dated_rows, r.misdated
+
+        before = dating()
+        spark.sql(alter.format(table=project.table(copy), run=run_id, **audit))
+        return [before, dating()]
+
+    later = "update {table} set dbt_valid_from = dbt_valid_from + interval 1 day"
+    assert day3(
+        "cdc_timestamp_snapshot", later + " where {insert_process_id} = '{run}'", "updated_at"
+    ) == [(420, 0), (420, 210)]
+    one = (
+        "update {table} set dbt_valid_to = dbt_valid_to + interval 1 second "
+        "where {update_process_id} = '{run}' and key_1 = "
+        "(select min(key_1) from {table} where {update_process_id} = '{run}')"
+    )
+    assert day3("cdc_check_snapshot", one, None) == [(420, 0), (420, 1)]
 
 
 def test_reconciliation_catches_a_history_altered_outside_the_runs(pipeline_run) -> None:

@@ -167,6 +167,35 @@ def state_sql(
     """
 
 
+def dating_sql(
+    snapshot_table: str, run_id: str, audit: dict[str, str], updated_at: str | None
+) -> str:
+    """(versions the run opened or closed, those of them dated otherwise than the strategy
+    dates them): with ``updated_at`` (validity following the source's updated_at, the
+    timestamp strategy), a version opened at the row's updated_at, which the generator wrote;
+    without it (check), every version the run opened and closed at one instant, the run's
+    time. The counts, the state and the fingerprints compare no validity the run wrote."""
+    run = run_id.replace("'", "")
+    inserted = f"{audit['insert_process_id']} <=> '{run}'"
+    closed = f"{audit['update_process_id']} <=> '{run}'"
+    if updated_at is not None:
+        wrong = f"{inserted} and not (dbt_valid_from <=> cast({updated_at} as timestamp))"
+    else:
+        run_time = (
+            f"(select min(if({inserted}, dbt_valid_from, dbt_valid_to)) "
+            f"from {snapshot_table} where {inserted} or {closed})"
+        )
+        wrong = (
+            f"({inserted} and not (dbt_valid_from <=> {run_time})) "
+            f"or ({closed} and not (dbt_valid_to <=> {run_time}))"
+        )
+    return f"""
+        select count(*), count_if({wrong})
+        from {snapshot_table}
+        where {inserted} or {closed}
+    """
+
+
 def history_sql(snapshot_table: str, audit: dict[str, str]) -> str:
     """(versions, closed versions) of the whole history."""
     return f"""
@@ -272,6 +301,10 @@ class Reconciliation:
     # The current state: the day's source rows, and rows differing from the open versions.
     state_rows: int = 0
     state_differing: int = 0
+    # The versions the run opened or closed, and those dated otherwise than its strategy
+    # dates them (dating_sql).
+    dated_rows: int = 0
+    misdated: int = 0
     # The whole history: as found in the table, and as the manifests so far imply.
     history: History = History()
     expected_history: History = History()
@@ -294,6 +327,7 @@ class Reconciliation:
             self.keys_differing == 0
             and all(self.ok(code) for code in CODES.values())
             and self.state_differing == 0
+            and self.misdated == 0
             and self.history == self.expected_history
             and self.kept_ok
         )
@@ -312,13 +346,16 @@ def reconcile(
     source: str = SOURCE_TABLE,
     history_before: History = History(),
     fingerprint_before: Fingerprint | None = None,
+    updated_at: str | None = None,
 ) -> Reconciliation:
     """Compare one run of ``snapshot`` with the manifest, in counts and key by key; then the
     snapshot's open versions with the day's ``source`` (``columns``: the source's, every one
     compared; the keys alone when not given), and its number of versions and closed versions
     with what the manifests imply (``history_before``: as they implied it before this run);
     and the versions that were there before the run with ``fingerprint_before`` (the ``after``
-    of the previous run's reconciliation): none of them changed, went or came twice."""
+    of the previous run's reconciliation): none of them changed, went or came twice; and the
+    validity of the versions the run opened and closed (``updated_at``: the snapshot's, where
+    its validity follows it; see :func:`dating_sql`)."""
     sql = reconciliation_sql(f"{schema}.{snapshot}", f"{schema}.{manifest}", keys, run_id, audit)
     observed: dict[str, int] = {}
     expected: dict[str, int] = {}
@@ -336,6 +373,7 @@ def reconcile(
     ((source_rows, extra, missing),) = execute(
         state_sql(table, f"{schema}.{source}", columns or keys, audit)
     )
+    ((dated_rows, misdated),) = execute(dating_sql(table, run_id, audit, updated_at))
     ((versions, closed),) = execute(history_sql(table, audit))
     ((*fingerprints,),) = execute(fingerprint_sql(table, columns or keys, audit, run_id))
     kept, after = (Fingerprint(*map(int, fingerprints[i : i + 4])) for i in (0, 4))
@@ -349,6 +387,8 @@ def reconcile(
         differing,
         state_rows=int(source_rows),
         state_differing=int(extra) + int(missing),
+        dated_rows=int(dated_rows),
+        misdated=int(misdated),
         history=History(int(versions), int(closed)),
         expected_history=history_before.after(expected),
         kept=kept,

@@ -493,6 +493,9 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
                     columns=spec.source_columns,
                     history_before=histories.get(node.node.name, History()),
                     fingerprint_before=fingerprints.get(node.node.name),
+                    updated_at=node.node.config.get("updated_at")
+                    if node.node.config.get("strategy") == "timestamp"
+                    else None,
                 )
                 histories[node.node.name] = result.expected_history
                 fingerprints[node.node.name] = result.after
@@ -625,6 +628,11 @@ def report(results: list[Reconciliation], timer: StepTimer) -> bool:
             f"  {r.snapshot:<24} {r.day:>3}  {'state':<8} {r.state_rows:>9} "
             f"{r.state_differing:>9}  {'OK' if r.state_differing == 0 else 'MISMATCH'}"
             "  (source rows / rows differing from the open versions, every column)"
+        )
+        print(
+            f"  {r.snapshot:<24} {r.day:>3}  {'dates':<8} {r.dated_rows:>9} "
+            f"{r.misdated:>9}  {'OK' if r.misdated == 0 else 'MISMATCH'}"
+            "  (versions the run opened or closed / dated otherwise than its strategy)"
         )
         history_ok = r.history == r.expected_history
         print(
