@@ -1791,6 +1791,39 @@ def test_debezium_schema_envelope_decodes_logical_types(
     assert iceberg_commits(dbt_project, "history") == commits
 
 
+def test_debezium_declared_schema_with_the_envelope_as_text(
+    dbt_project: ScratchProject, tmp_path
+) -> None:
+    """The relation's schema declared with `payload` spelt out and Kafka Connect's `schema`
+    as `string` (its text): the descriptions are read from that text, so a date, a
+    timestamp and a decimal are decoded, where they stayed a number of days, of
+    microseconds and base64 text without a word."""
+    alice = {"id": 1, "name": "Alice", "birth": 19_000, "seen": 1_704_067_200_123_456}
+    alice["price"] = connect_decimal(Decimal("12.34"), 2)
+    lines = [
+        logical_line("r", alice, T0_MS, 10),
+        logical_line("u", {**alice, "name": "Angela"}, T0_MS + HOUR_MS, 11),
+    ]
+    folder = tmp_path / "declared"
+    folder.mkdir()
+    (folder / "part-0.json").write_text("\n".join(lines) + "\n")
+    row = "struct<id: int, name: string, birth: int, seen: bigint, price: string>"
+    dbt_project.spark.sql(f"create schema if not exists {dbt_project.schema}")
+    dbt_project.spark.sql(
+        f"create table {dbt_project.table('debezium_raw')} (schema string, payload struct<"
+        f"op: string, before: {row}, after: {row}, source: struct<ts_ms: bigint, "
+        f"lsn: bigint>>) using json location '{folder}'"
+    )
+    write_debezium_model(dbt_project)
+    run(dbt_project)
+    history = dbt_project.spark.table(dbt_project.table("history"))
+    types = dict(history.dtypes)
+    assert (types["birth"], types["seen"], types["price"]) == ("date", "timestamp", "decimal(10,2)")
+    rows = history.orderBy("dbt_valid_from").select("name", "birth", "seen", "price").collect()
+    decoded = (date(2022, 1, 8), datetime(2024, 1, 1, 0, 0, 0, 123_456), Decimal("12.34"))
+    assert [tuple(r) for r in rows] == [("Alice", *decoded), ("Angela", *decoded)]
+
+
 def test_debezium_decimal_that_gains_precision_in_a_relation_of_every_batch(
     dbt_project: ScratchProject, tmp_path
 ) -> None:

@@ -13,12 +13,21 @@
         widest.
     -#}
     {%- set schema_type = columns.get('schema', '') -%}
-    {%- if not (columns.get('payload') and 'fields:array<struct<' in schema_type
-        and 'field:string' in schema_type) -%}
+    {#- A relation whose schema is declared with `schema string` (the envelope's text, where
+        only `payload` is spelt out) holds the same descriptions as JSON text: read so, where
+        they were left undecoded without a word (a date stayed its number of days). -#}
+    {%- if columns.get('payload') and schema_type == 'string' -%}
+        {%- set schema = "from_json(schema, 'struct<fields: array<struct<field: string, "
+            ~ "fields: array<struct<field: string, type: string, name: string, "
+            ~ "parameters: map<string, string>>>>>>')" -%}
+    {%- elif columns.get('payload') and 'fields:array<struct<' in schema_type
+            and 'field:string' in schema_type -%}
+        {%- set schema = 'schema' -%}
+    {%- else -%}
         {{ return({}) }}
     {%- endif -%}
     {%- set kinds = {} -%}
-    {%- set sql = "select distinct to_json(filter(schema.fields, s -> s.field in "
+    {%- set sql = "select distinct to_json(filter(" ~ schema ~ ".fields, s -> s.field in "
         ~ "('before', 'after'))) from " ~ relation ~ " where schema is not null" -%}
     {%- for row in run_query(sql).rows if row[0] -%}
         {%- for side in fromjson(row[0]) -%}
