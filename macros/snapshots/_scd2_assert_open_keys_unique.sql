@@ -9,9 +9,13 @@
         (_scd2_unique_key_property, in `properties`: _scd2_table_properties): a run under the
         recorded key reads nothing more. A run under another key, or on a table that records
         none (built before the property, or by stock dbt), counts the open versions per key
-        once (the open partition alone where the table has it: `table_columns`); none twice,
-        the key is recorded after the run's write (the caller, from what this returns: true
-        when the table's record must be written). `where` starts the message.
+        once (the open partition alone where the table has it: `table_columns`; keys with a
+        NULL part left out, as dbt's join matches none of them); none twice, the key is
+        recorded (the caller, from what this returns: true when the table's record must be
+        written; before a MERGE, as the versions are unique under it before and after, so
+        that a run killed after its MERGE leaves no stale record). Keys are grouped as
+        Spark's join compares them (-0.0 is 0.0), and cast to text for the message alone.
+        `where` starts the message.
     -#}
     {%- set key = scd2_audit._scd2_unique_key_property() -%}
     {%- set recorded = properties.get(key.name) -%}
@@ -28,8 +32,12 @@
             {%- endfor %}
             count(*) as scd2_open_versions
         from {{ relation }}
-        where {{ open }}
-        group by all
+        where
+            {{ open }}
+            {%- for entry in keys %}
+            and {{ entry }} is not null
+            {%- endfor %}
+        group by {{ keys | join(', ') }}
         having count(*) > 1
         limit 1
     {%- endset -%}
@@ -48,8 +56,8 @@
             ~ ("the table was built with unique_key " ~ recorded_entries if recorded_entries
                 else "the table does not record the key it was built with: was unique_key "
                 ~ "changed?") ~ "). dbt's staging meets each open version of a key with the "
-            ~ "source's row of that key, so this run would close them all and open the key "
-            ~ "twice. Nothing was written. Set unique_key back; or snapshot into a new table; "
+            ~ "source's row of that key, so this run would leave the key open twice or more. "
+            ~ "Nothing was written. Set unique_key back; or snapshot into a new table; "
             ~ "or, if each key has one current row under the new key, first close all but one "
             ~ "open version of each such key (list them: select " ~ keys | join(', ')
             ~ ", count(*) from " ~ relation ~ " where " ~ open ~ " group by all having "

@@ -260,19 +260,25 @@
             -- dbt snapshot --empty: nothing is written to the existing table
         {% endcall %}
     {% else %}
+        {#- The key the open versions were found unique under, where the write does not
+            record it (_scd2_assert_open_keys_unique): a later run then reads no more. On an
+            existing table before the write, so that a run killed after it leaves no stale
+            record; a first run's table, after. -#}
+        {% set key = scd2_audit._scd2_unique_key_property() %}
+        {% set record_sql = 'alter table ' ~ target_relation ~ ' set tblproperties ('
+            ~ scd2_audit._scd2_sql_string(key.name) ~ ' = '
+            ~ scd2_audit._scd2_sql_string(key.value) ~ ')' %}
+        {% if record_key and target_relation_exists %}
+            {% do scd2_audit._scd2_run_sql(record_sql) %}
+        {% endif %}
         {% call statement('main') %}
             {{ final_sql }}
         {% endcall %}
         {% if kept_properties is defined %}
             {% do scd2_audit._scd2_restore_sort_order(target_relation, kept_properties) %}
         {% endif %}
-        {#- The key the open versions were found unique under, where the write did not
-            record it (_scd2_assert_open_keys_unique): a later run then reads no more. -#}
-        {% if record_key %}
-            {% set key = scd2_audit._scd2_unique_key_property() %}
-            {% do scd2_audit._scd2_run_sql('alter table ' ~ target_relation
-                ~ ' set tblproperties (' ~ scd2_audit._scd2_sql_string(key.name) ~ ' = '
-                ~ scd2_audit._scd2_sql_string(key.value) ~ ')') %}
+        {% if record_key and not target_relation_exists %}
+            {% do scd2_audit._scd2_run_sql(record_sql) %}
         {% endif %}
     {% endif %}
 

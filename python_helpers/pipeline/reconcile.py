@@ -168,31 +168,37 @@ def state_sql(
 
 
 def dating_sql(
-    snapshot_table: str, run_id: str, audit: dict[str, str], updated_at: str | None
+    snapshot_table: str,
+    run_id: str,
+    audit: dict[str, str],
+    updated_at: str | None,
+    deletion_records: bool = False,
 ) -> str:
-    """(versions the run opened or closed, those of them dated otherwise than the strategy
-    dates them): with ``updated_at`` (validity following the source's updated_at, the
-    timestamp strategy), a version opened at the row's updated_at, which the generator wrote;
-    without it (check), every version the run opened and closed at one instant, the run's
-    time. The counts, the state and the fingerprints compare no validity the run wrote."""
+    """(versions of the run checked, those of them dated otherwise than the snapshot dates
+    them). With ``updated_at`` (validity following the source's updated_at: the timestamp
+    strategy, or check with updated_at), each version the run opened starts at its row's
+    updated_at, which the generator wrote (``deletion_records``: hard_deletes='new_record',
+    whose deletion records start at the run's time, are left out; so are the ends, an update's
+    at the next version's start). Without it (check), each version the run opened starts, and
+    each it closed ends, at the run's time, as its audit insert_ts and update_ts record it
+    (one snapshot_get_time() in one query). The counts, the state and the fingerprints compare
+    no validity the run wrote."""
     run = run_id.replace("'", "")
     inserted = f"{audit['insert_process_id']} <=> '{run}'"
     closed = f"{audit['update_process_id']} <=> '{run}'"
     if updated_at is not None:
-        wrong = f"{inserted} and not (dbt_valid_from <=> cast({updated_at} as timestamp))"
+        checked = inserted + (" and dbt_is_deleted <=> 'False'" if deletion_records else "")
+        wrong = f"not (dbt_valid_from <=> cast({updated_at} as timestamp))"
     else:
-        run_time = (
-            f"(select min(if({inserted}, dbt_valid_from, dbt_valid_to)) "
-            f"from {snapshot_table} where {inserted} or {closed})"
-        )
+        checked = f"{inserted} or {closed}"
         wrong = (
-            f"({inserted} and not (dbt_valid_from <=> {run_time})) "
-            f"or ({closed} and not (dbt_valid_to <=> {run_time}))"
+            f"({inserted} and not (dbt_valid_from <=> {audit['insert_ts']})) "
+            f"or ({closed} and not (dbt_valid_to <=> {audit['update_ts']}))"
         )
     return f"""
         select count(*), count_if({wrong})
         from {snapshot_table}
-        where {inserted} or {closed}
+        where {checked}
     """
 
 
@@ -301,8 +307,8 @@ class Reconciliation:
     # The current state: the day's source rows, and rows differing from the open versions.
     state_rows: int = 0
     state_differing: int = 0
-    # The versions the run opened or closed, and those dated otherwise than its strategy
-    # dates them (dating_sql).
+    # The versions of the run whose validity is checked, and those dated otherwise than the
+    # snapshot dates them (dating_sql).
     dated_rows: int = 0
     misdated: int = 0
     # The whole history: as found in the table, and as the manifests so far imply.
@@ -347,6 +353,7 @@ def reconcile(
     history_before: History = History(),
     fingerprint_before: Fingerprint | None = None,
     updated_at: str | None = None,
+    deletion_records: bool = False,
 ) -> Reconciliation:
     """Compare one run of ``snapshot`` with the manifest, in counts and key by key; then the
     snapshot's open versions with the day's ``source`` (``columns``: the source's, every one
@@ -355,7 +362,8 @@ def reconcile(
     and the versions that were there before the run with ``fingerprint_before`` (the ``after``
     of the previous run's reconciliation): none of them changed, went or came twice; and the
     validity of the versions the run opened and closed (``updated_at``: the snapshot's, where
-    its validity follows it; see :func:`dating_sql`)."""
+    its validity follows it; ``deletion_records``: hard_deletes='new_record'; see
+    :func:`dating_sql`)."""
     sql = reconciliation_sql(f"{schema}.{snapshot}", f"{schema}.{manifest}", keys, run_id, audit)
     observed: dict[str, int] = {}
     expected: dict[str, int] = {}
@@ -373,7 +381,9 @@ def reconcile(
     ((source_rows, extra, missing),) = execute(
         state_sql(table, f"{schema}.{source}", columns or keys, audit)
     )
-    ((dated_rows, misdated),) = execute(dating_sql(table, run_id, audit, updated_at))
+    ((dated_rows, misdated),) = execute(
+        dating_sql(table, run_id, audit, updated_at, deletion_records)
+    )
     ((versions, closed),) = execute(history_sql(table, audit))
     ((*fingerprints,),) = execute(fingerprint_sql(table, columns or keys, audit, run_id))
     kept, after = (Fingerprint(*map(int, fingerprints[i : i + 4])) for i in (0, 4))

@@ -493,9 +493,10 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
                     columns=spec.source_columns,
                     history_before=histories.get(node.node.name, History()),
                     fingerprint_before=fingerprints.get(node.node.name),
-                    updated_at=node.node.config.get("updated_at")
-                    if node.node.config.get("strategy") == "timestamp"
-                    else None,
+                    # Validity follows updated_at wherever it is set (the timestamp
+                    # strategy, or check with updated_at: _scd2_business_time).
+                    updated_at=node.node.config.get("updated_at"),
+                    deletion_records=node.node.config.get("hard_deletes") == "new_record",
                 )
                 histories[node.node.name] = result.expected_history
                 fingerprints[node.node.name] = result.after
@@ -632,7 +633,7 @@ def report(results: list[Reconciliation], timer: StepTimer) -> bool:
         print(
             f"  {r.snapshot:<24} {r.day:>3}  {'dates':<8} {r.dated_rows:>9} "
             f"{r.misdated:>9}  {'OK' if r.misdated == 0 else 'MISMATCH'}"
-            "  (versions the run opened or closed / dated otherwise than its strategy)"
+            "  (versions of the run checked / dated otherwise than the snapshot dates them)"
         )
         history_ok = r.history == r.expected_history
         print(
