@@ -1887,3 +1887,42 @@ def test_a_changed_key_whose_open_versions_stay_unique_goes_on(dbt_project: Scra
     )
     _assert_key_2_changed(dbt_project, "id", run1, dbt_project.dbt("snapshot"))
     assert json.loads(_properties(dbt_project)["scd2.unique_key"]) == ["id"]
+
+
+def test_a_changed_key_counts_no_null_keys(dbt_project: ScratchProject) -> None:
+    """Two open versions whose key is NULL (only stock dbt lets such keys in) are no key
+    dbt's join matches, so they do not fail a run under another key: it closes them as
+    deleted (the source has no such row), keeps ids 1 to 3 open, and records the key."""
+    write_table_snapshot(dbt_project, "unique_key=['id', 'name'], " + CONFIGS["check-invalidate"])
+    rows = [(i, n, 10 * i, T("2024-01-01")) for i, n in [(1, "a"), (2, "b"), (3, "c")]]
+    write_source(dbt_project, rows, WITHOUT_REGION)
+    dbt_project.dbt("snapshot")
+    table = dbt_project.table("snap")
+    spark = dbt_project.spark
+    spark.sql(f"alter table {table} unset tblproperties ('scd2.unique_key')")
+    third = spark.table(table).where("id = 3")
+    for name in ("x", "y"):
+        nulled = third.selectExpr(
+            *(
+                {"id": "cast(null as int) as id", "name": f"'{name}' as name"}.get(
+                    c, f"concat(dbt_scd_id, '{name}') as dbt_scd_id" if c == "dbt_scd_id" else c
+                )
+                for c in third.columns
+            )
+        )
+        nulled.writeTo(table).append()
+
+    write_table_snapshot(dbt_project, "unique_key='id', " + CONFIGS["check-invalidate"])
+    run2 = dbt_project.dbt("snapshot")
+    versions = [
+        (r["id"], r["name"], r["audit_update_process_id"])
+        for r in history(dbt_project, "snap", order_by="id, name")
+    ]
+    assert versions == [
+        (None, "x", run2.invocation_id),
+        (None, "y", run2.invocation_id),
+        (1, "a", None),
+        (2, "b", None),
+        (3, "c", None),
+    ]
+    assert json.loads(_properties(dbt_project)["scd2.unique_key"]) == ["id"]
