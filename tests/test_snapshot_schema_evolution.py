@@ -1867,6 +1867,7 @@ def test_a_narrowed_key_with_two_open_versions_fails_clearly(
     if recorded:
         assert "(the table was built with unique_key ['id', 'name'])" in message
     assert "Nothing was written" in message
+    assert "and id is not null group by all having count(*) > 1)." in message, message
     assert all_rows(dbt_project) == before
     assert iceberg_commits(dbt_project) == commits
 

@@ -60,8 +60,8 @@
             ~ "Nothing was written. Set unique_key back; or snapshot into a new table; "
             ~ "or, if each key has one current row under the new key, first close all but one "
             ~ "open version of each such key (list them: select " ~ keys | join(', ')
-            ~ ", count(*) from " ~ relation ~ " where " ~ open ~ " group by all having "
-            ~ "count(*) > 1).") }}
+            ~ ", count(*) from " ~ relation ~ " where " ~ open ~ " and " ~ keys
+                | join(' is not null and ') ~ " is not null group by all having count(*) > 1).") }}
     {%- endif -%}
     {{ return(true) }}
 {%- endmacro %}
