@@ -59,21 +59,19 @@
     {%- set table_columns = types.keys() | list -%}
     {#- The table's columns before its key: a relation that is no history (a seed, a model)
         was first asked for a unique_key, and only then found to have no validity. -#}
-    {%- set dbt_required = [columns.dbt_valid_from, columns.dbt_valid_to] -%}
-    {%- set required = dbt_required + ([
+    {%- set dbt_absent = [columns.dbt_valid_from, columns.dbt_valid_to] | map('lower')
+        | reject('in', table_columns) | list -%}
+    {%- set absent = dbt_absent + ([
         audit.effective_start_ts, audit.effective_end_ts, audit.insert_process_id,
-        audit.insert_ts, audit.update_process_id, audit.update_ts] if needs_audit else []) -%}
-    {%- set absent = required | map('lower') | reject('in', table_columns) | list -%}
+        audit.insert_ts, audit.update_process_id, audit.update_ts] | map('lower')
+        | reject('in', table_columns) | list if needs_audit else []) -%}
     {%- if execute and types and absent -%}
         {{ exceptions.raise_compiler_error(
             "scd2 analytics on " ~ relation ~ ": the table has no column(s) " ~ absent
             ~ " (its columns: " ~ table_columns ~ "), so it is no SCD2 history this macro"
             ~ " reads. "
-            ~ ("A snapshot built by dbt's own snapshot macros lacks the audit columns: "
-                ~ "install the package as docs/package.md says (its dispatch block and "
-                ~ "snapshot wrapper), and the snapshot's next run adds them."
-                if snapshot.is_snapshot and not dbt_required | map('lower')
-                    | reject('in', table_columns) | list
+            ~ (scd2_audit._scd2_stock_built_advice()
+                if snapshot.is_snapshot and not dbt_absent
                 else "Pass a snapshot of this package (or an scd2_events model), e.g."
                 ~ " ref('my_snapshot'); for one whose dbt columns were renamed, the snapshot"
                 ~ " itself, whose config gives their names.")) }}

@@ -11,9 +11,10 @@
         The ranges stay dbt's, half-open: a version ends where the next starts, so a moment
         is in one as `valid_from <= moment and moment < valid_to` (`between` takes both
         versions at a change's moment, and with a date validity on each day of a change).
-        Deletion records (hard_deletes='new_record') are rows here, as in the table. So also on a snapshot that sets dbt_valid_to_current,
-        whose open versions hold that value (or NULL, those opened before it was set): the
-        view showed them as they are, two values where consumers look for the high end.
+        Deletion records (hard_deletes='new_record') are rows here, as in the table.
+        So also on a snapshot that sets dbt_valid_to_current, whose open versions hold that
+        value (or NULL, those opened before it was set): the view showed them as they are,
+        two values where consumers look for the high end.
         unique_key and valid_to_current as for scd2_current: only for a relation that no
         snapshot of this project builds.
         The column keeps its type: a date or timestamp_ntz validity (a timestamp strategy on

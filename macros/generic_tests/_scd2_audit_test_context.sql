@@ -27,10 +27,8 @@
                 ~ "tested through the snapshot itself, whose config gives their names; a copy "
                 ~ "of one cannot be. Attach the test to the snapshot.")
             if dbt_missing else
-                (", so it is no SCD2 history of this package. A snapshot built by dbt's own "
-                ~ "snapshot macros lacks them: install the package as docs/package.md says "
-                ~ "(its dispatch block and snapshot wrapper), and the snapshot's next run adds "
-                ~ "them."))) }}
+                (", so it is no SCD2 history of this package. "
+                ~ scd2_audit._scd2_stock_built_advice()))) }}
     {%- endif -%}
     {%- do return(ctx) -%}
 {%- endmacro %}

@@ -23,8 +23,10 @@
     {%- set ctx = scd2_audit._scd2_snapshot_context() -%}
     {%- set partitioned = ctx.audit.update_process_id | lower
         in table_columns | map('lower') | list -%}
-    {%- set open = scd2_audit._scd2_open_version_sql(none, partitioned) -%}
     {%- set keys = ctx.key_columns -%}
+    {#- The open versions counted, in the query and in the one the message suggests. -#}
+    {%- set counted = scd2_audit._scd2_open_version_sql(none, partitioned) ~ ' and '
+        ~ keys | join(' is not null and ') ~ ' is not null' -%}
     {%- set query -%}
         select
             {%- for entry in keys %}
@@ -32,11 +34,7 @@
             {%- endfor %}
             count(*) as scd2_open_versions
         from {{ relation }}
-        where
-            {{ open }}
-            {%- for entry in keys %}
-            and {{ entry }} is not null
-            {%- endfor %}
+        where {{ counted }}
         group by {{ keys | join(', ') }}
         having count(*) > 1
         limit 1
@@ -60,8 +58,8 @@
             ~ "Nothing was written. Set unique_key back; or snapshot into a new table; "
             ~ "or, if each key has one current row under the new key, first close all but one "
             ~ "open version of each such key (list them: select " ~ keys | join(', ')
-            ~ ", count(*) from " ~ relation ~ " where " ~ open ~ " and " ~ keys
-                | join(' is not null and ') ~ " is not null group by all having count(*) > 1).") }}
+            ~ ", count(*) from " ~ relation ~ " where " ~ counted ~ " group by all having "
+            ~ "count(*) > 1).") }}
     {%- endif -%}
     {{ return(true) }}
 {%- endmacro %}
