@@ -1756,6 +1756,74 @@ def test_a_struct_that_gained_a_field_fails_clearly_and_the_advice_works(
     assert_generic_tests_pass(dbt_project)
 
 
+def _wide_struct(last: str, width: int = 30) -> str:
+    """A struct of ``width`` fields f0.., the last ``last`` (more than Spark's 25 shown)."""
+    fields = [f"'f{i}', {i}" for i in range(width - 1)]
+    return "named_struct(" + ", ".join([*fields, f"'f{width - 1}', {last}"]) + ")"
+
+
+def test_nested_small_integers_and_wide_structs_are_no_type_change(
+    dbt_project: ScratchProject,
+) -> None:
+    """A struct or array field of a smallint or tinyint (a Parquet source's int16): Iceberg
+    stores it as int, so the table describes `struct<zip:int>` where the query gives
+    `struct<zip:smallint>`, and every run after the first failed as a type change. A struct
+    of 30 fields (a JSON source's): Spark's `describe` shows 25 and "... 5 more fields",
+    which hid a change of the last field's type and broke a new such column's rewrite."""
+    config = "unique_key='id', strategy='check', check_cols='all', hard_deletes='invalidate'"
+    write_source(dbt_project, [(1, 7501, "a"), (2, 6901, "b")], "id int, zip int, name string")
+    select = (
+        "select id, named_struct('zip', cast(zip as smallint), "
+        "'codes', array(cast(id as tinyint)), 'inner', named_struct('n', cast(id as smallint))) "
+        f"as addr, {_wide_struct('name')} as wide from {{{{ target.schema }}}}.src"
+    )
+    write_table_snapshot(dbt_project, config)  # the scd2 data tests' properties
+    write_snapshot(dbt_project, "snap", config, select=select)
+    run1 = dbt_project.dbt("snapshot")
+    # Day 2, the same rows: nothing changes (the old code failed: "addr is
+    # struct<zip:int,...> in the snapshot table but struct<zip:smallint,...>").
+    dbt_project.dbt("snapshot")
+    assert [
+        (r["id"], r["addr"]["zip"], r["dbt_valid_to"] is None) for r in history(dbt_project, "snap")
+    ] == [(1, 7501, True), (2, 6901, True)]
+
+    # Day 3: key 2's name, the wide struct's 30th field, changes, and a second wide struct
+    # column is added (check_cols='all': a new column gives every key a new version, as
+    # with stock dbt); the run writes the table again, with `extra` NULL in the old versions.
+    write_source(dbt_project, [(1, 7501, "a"), (2, 6901, "c")], "id int, zip int, name string")
+    write_snapshot(
+        dbt_project,
+        "snap",
+        config,
+        select=select.replace(" from ", f", {_wide_struct('id')} as extra from "),
+    )
+    run3 = dbt_project.dbt("snapshot")
+    snap = history(dbt_project, "snap")
+    assert [
+        (r["id"], r["wide"]["f29"], r["extra"] and r["extra"]["f29"], r["dbt_valid_to"] is None)
+        for r in snap
+    ] == [(1, "a", None, False), (1, "a", 1, True), (2, "b", None, False), (2, "c", 2, True)]
+    assert {r["audit_update_process_id"] for r in snap if r["dbt_valid_to"]} == {run3.invocation_id}
+    assert {r["audit_insert_process_id"] for r in snap if r["dbt_valid_to"]} == {run1.invocation_id}
+    before, commits = all_rows(dbt_project), iceberg_commits(dbt_project)
+
+    # Day 4: the wide struct's 30th field turns into a map, which the check strategy cannot
+    # compare: refused by name before anything is written (it was hidden past the 25th field,
+    # and Spark's INVALID_ORDERING_TYPE came from the MERGE).
+    write_snapshot(
+        dbt_project,
+        "snap",
+        config,
+        select=select.replace(" from ", f", {_wide_struct('map(1, id)')} as extra from "),
+    )
+    message = snapshot_failure(dbt_project)
+    assert "the check strategy compares extra (struct<" in message, message
+    assert "f29:map<int,int>>" in message, message
+    assert all_rows(dbt_project) == before
+    assert iceberg_commits(dbt_project) == commits
+    assert_generic_tests_pass(dbt_project)
+
+
 def test_untyped_null_columns_fail_clearly(dbt_project: ScratchProject) -> None:
     """A select that adds `null as note` (Spark's void type; `array()` holds it too): Iceberg
     cannot store it, and the run failed with "Not a supported type: void", naming neither the

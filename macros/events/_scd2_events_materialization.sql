@@ -56,6 +56,7 @@
     {#- The settings, before the hooks and any read; their checks against the columns follow
         once the select's columns are known. -#}
     {%- do scd2_audit._scd2_events_context() -%}
+    {%- do scd2_audit._scd2_full_type_texts() -%}
     {% do scd2_audit._scd2_events_drop_stale_views(target_relation) %}
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}

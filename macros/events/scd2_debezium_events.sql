@@ -55,6 +55,7 @@
     {%- set keys = scd2_audit._scd2_column_list(key_columns) | map('lower') | list -%}
     {#- The topic's files as they are now. -#}
     {%- do scd2_audit._scd2_refresh_unless_upstream(relation) -%}
+    {%- do scd2_audit._scd2_full_type_texts() -%}
     {%- set column_types = scd2_audit._scd2_column_types(relation) -%}
     {%- set columns = column_types.keys() | list -%}
     {%- if execute and not columns and scd2_audit._scd2_relation_exists(relation) == false -%}

@@ -112,6 +112,7 @@
     {%- endif -%}
     {#- The files as they are now. -#}
     {%- do scd2_audit._scd2_refresh_unless_upstream(relation) -%}
+    {%- do scd2_audit._scd2_full_type_texts() -%}
     {%- set relation_columns = scd2_audit._scd2_column_types(relation) -%}
     {%- if execute -%}
         {%- if 'change' in relation_columns and 'action' not in relation_columns -%}

@@ -38,6 +38,7 @@
     -#}
     {%- do scd2_audit._scd2_assert_demo_at_home("Snapshot '" ~ model.name ~ "'") -%}
     {%- do scd2_audit._scd2_assert_dispatch("Snapshot '" ~ model.name ~ "'") -%}
+    {%- do scd2_audit._scd2_full_type_texts() -%}
     {%- set target_table = model.get('alias', model.get('name')) -%}
 
     {%- set strategy_name = config.get('strategy') -%}
