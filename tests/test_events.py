@@ -676,6 +676,47 @@ def test_ambiguous_events_fail(dbt_project: ScratchProject) -> None:
     assert brief(versions(dbt_project)) == [(1, "A", 0, None, None)]
 
 
+def test_two_moves_of_one_key_and_a_bad_second_delivery(dbt_project: ScratchProject) -> None:
+    """Two different events that move key 1 at one position, to keys 2 and 3, are ambiguous
+    (they gave one closing item of key 1, kept once, and both new keys opened from it, without
+    a word): the run fails and writes nothing; quarantined, both are set aside whole and key 1
+    stays open. A malformed second delivery of a good update at the same position (`U` for
+    `u`) leaves the good one unambiguous: the run fails on the malformed one alone, and,
+    quarantined, the good one is applied."""
+    write_model(dbt_project, "on_malformed_event=var('malformed', 'fail'),")
+    write_events(dbt_project, [ev("c", 1, "A", 0)])
+    run(dbt_project)
+    rows, commits = versions(dbt_project), iceberg_commits(dbt_project, "history")
+
+    moves = [ev("c", 1, "A", 0), ev("u", 2, "A", 2, old=1), ev("u", 3, "A", 2, old=1)]
+    write_events(dbt_project, moves)
+    message = failure(dbt_project)
+    assert "2 event(s) with the key and position" in message, message
+    assert (versions(dbt_project), iceberg_commits(dbt_project, "history")) == (rows, commits)
+    quarantine = ("--vars", json.dumps({"malformed": "quarantine"}))
+    run(dbt_project, *quarantine)
+    assert brief(versions(dbt_project)) == [(1, "A", 0, None, None)]
+    set_aside = dbt_project.spark.table(dbt_project.table("history__quarantine")).collect()
+    assert sorted((r.id, r.before_id, r.scd2_reason.split(":")[0]) for r in set_aside) == [
+        (2, 1, "ambiguous"),
+        (3, 1, "ambiguous"),
+    ]
+
+    # A good update and its malformed second delivery, at one position.
+    write_events(dbt_project, [ev("u", 1, "B", 4, old=1), ev("U", 1, "B", 4, old=1)])
+    message = failure(dbt_project)
+    assert "1 malformed event(s)" in message and "unknown operation 'U'" in message, message
+    assert "tie-breaker" not in message, message
+    run(dbt_project, *quarantine)
+    assert brief(versions(dbt_project)) == [(1, "A", 0, 4, "update"), (1, "B", 4, None, None)]
+    reasons = [
+        r.scd2_reason
+        for r in dbt_project.spark.table(dbt_project.table("history__quarantine")).collect()
+        if r.op == "U"
+    ]
+    assert reasons == ["malformed: unknown operation 'U'"]
+
+
 def test_events_of_a_time_that_is_no_timestamp_a_map_a_void_a_bad_name_or_old_key_are_refused(
     dbt_project: ScratchProject,
 ) -> None:

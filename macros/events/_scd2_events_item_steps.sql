@@ -119,6 +119,10 @@
             case
                 when scd2_kind = 'upsert' and {{ is_key_change }} then {{ old_struct or key_struct }}
             end as scd2_previous_key,
+            {#- Where a key change leads: two events that move one key at one position to
+                two keys gave the same closing item, kept once, so neither was ambiguous
+                and both new keys opened from the one old key. #}
+            case when scd2_kind = 'key_change' then {{ key_struct }} end as scd2_moved_to,
             scd2_problem
         from {{ prefix }}scd2_classified
         lateral view explode(array_compact(array(
@@ -149,6 +153,7 @@
             {%- for column in item_columns %}
             {{ column }},
             {%- endfor %}
+            scd2_moved_to,
             case when scd2_kind = 'malformed' then scd2_event_id end
     {%- endset -%}
     {%- do steps.append(['scd2_distinct_items', scd2_distinct_items]) -%}
@@ -156,7 +161,10 @@
     {%- set scd2_items -%}
         select
             *,
-            scd2_kind != 'malformed' and count(*) over (
+            {#- Malformed items are not counted: a bad second delivery of an event (`U` for
+                `u`) made the good one ambiguous, set aside with it or failing the run with
+                advice to add a tie-breaker. #}
+            scd2_kind != 'malformed' and count(if(scd2_kind != 'malformed', 1, null)) over (
                 partition by {{ keys | join(', ') }}, scd2_position
             ) > 1 as scd2_is_ambiguous
         from {{ prefix }}scd2_distinct_items
