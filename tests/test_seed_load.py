@@ -11,6 +11,7 @@ import datetime as dt
 import math
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -977,6 +978,27 @@ def test_seeds_of_one_alias_and_in_glob_folders_load_their_own_file(
     assert _rows(spark, "seed_one_alias_x.rates", "rate") == [("x", n) for n in range(5)]
     assert _rows(spark, "seed_one_alias_y.rates", "rate") == [("y", n) for n in range(3)]
     assert _rows(spark, "seed_one_alias.bracketed", "rate") == [("br", 1)]
+
+
+def test_a_project_moved_with_its_saved_parse_loads_the_seed_from_its_new_folder(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """A project copied with its target/ folder (an image built with it, a cached checkout),
+    the old folder then gone: dbt's saved parse keeps each seed's old root, and the seed read
+    the old folder's file (here: PATH_NOT_FOUND). It reads the file of the project dbt runs."""
+    old = ScratchProject(tmp_path / "old", "seed_moved_project", spark)
+    old.write("seeds/regions.csv", "region,rate\nnorth,1\n")
+    assert [r.message for r in old.dbt("seed").result.results] == ["CREATE 1"]
+    assert (old.root / "target" / "partial_parse.msgpack").exists()
+    shutil.copytree(old.root, tmp_path / "new")
+    shutil.rmtree(old.root)
+    new = ScratchProject(tmp_path / "new", "seed_moved_project", spark)
+    # The file unchanged (dbt parses a changed one again, with its new root).
+    assert [r.message for r in new.dbt("seed").result.results] == ["INSERT 1"]
+    assert _rows(spark, "seed_moved_project.regions", "rate") == [("north", 1)]
+    new.write("seeds/regions.csv", "region,rate\nsouth,2\neast,3\n")
+    assert [r.message for r in new.dbt("seed").result.results] == ["INSERT 2"]
+    assert _rows(spark, "seed_moved_project.regions", "rate") == [("south", 2), ("east", 3)]
 
 
 def test_a_relative_project_dir_loads_the_seed_from_the_working_directory(

@@ -8,8 +8,17 @@
         and failed (UNSUPPORTED_DATASOURCE_FOR_DIRECT_QUERY). A relative root is taken from
         the working directory the shell gives dbt (`PWD`; Jinja cannot ask Python for its
         own), which is also the path a Thrift server on a shared filesystem needs.
+        The root project's seeds are read under the project's folder as this invocation has
+        it (dbt's `config.project_root`, here `--project-dir`), as dbt does: `root_path` is
+        set when dbt parses the file, and partial parsing keeps it, so a project moved or
+        copied with its target/ folder (an image built with it, a cached checkout) read the
+        old folder's file, or failed. A package's seeds keep the root dbt parsed them under.
     -#}
     {%- set root = model['root_path'] -%}
+    {%- if model['package_name'] == project_name
+        and invocation_args_dict.get('project_dir') -%}
+        {%- set root = invocation_args_dict['project_dir'] | string -%}
+    {%- endif -%}
     {%- if not root.startswith('/') -%}
         {%- set cwd = env_var('PWD', '') -%}
         {%- if not cwd.startswith('/') -%}
