@@ -362,6 +362,39 @@ def test_a_late_key_change_is_set_aside_whole_and_counted_so(
         assert iceberg_commits(dbt_project, "history__quarantine") == held
 
 
+def test_a_late_key_change_into_the_same_values_is_late_and_a_replayed_one_a_duplicate(
+    dbt_project: ScratchProject,
+) -> None:
+    """Key 2 holds V from hour 0 and W from hour 3; a move of key 1 to key 2 with V at hour 1
+    is late for key 2 (its version there records no key it came from): set aside whole, key 1
+    stays open (the old code took key 2's half for applied and closed key 1 alone). A key
+    change applied, then its batch run again, is a duplicate: nothing changes."""
+    write_model(dbt_project, "on_late_event='quarantine',")
+    write_events(dbt_project, [ev("c", 1, "A", 0), ev("c", 2, "V", 0), ev("u", 2, "W", 3, old=2)])
+    run(dbt_project)
+    built = [(1, "A", 0, None, None), (2, "V", 0, 3, "update"), (2, "W", 3, None, None)]
+    assert brief(versions(dbt_project)) == built
+
+    write_events(dbt_project, [ev("u", 2, "V", 1, old=1)])
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == built
+    quarantine = dbt_project.spark.table(dbt_project.table("history__quarantine")).collect()
+    assert [(q.id, q.name, q.before_id, q.scd2_reason[:5]) for q in quarantine] == [
+        (2, "V", 1, "late:")
+    ]
+
+    move = [ev("u", 30, "A", 5, old=1)]
+    write_events(dbt_project, move)
+    run(dbt_project)
+    moved = [(1, "A", 0, 5, "key_change"), *built[1:], (30, "A", 5, None, None)]
+    assert brief(versions(dbt_project)) == moved
+    assert [r["previous_id"] for r in versions(dbt_project)] == [None, None, None, 1]
+    commits = iceberg_commits(dbt_project, "history")
+    run(dbt_project)
+    assert brief(versions(dbt_project)) == moved
+    assert iceberg_commits(dbt_project, "history") == commits
+
+
 def test_a_key_whose_first_event_in_the_batch_is_not_applied(dbt_project: ScratchProject) -> None:
     """The open version rides on the key's first item of the batch (docs/events.md): when that
     item is a replay or a late event set aside, the key's next events still close it."""

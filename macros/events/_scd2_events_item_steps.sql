@@ -289,8 +289,14 @@
             scd2_event_id,
             scd2_kind,
             bool_or(scd2_valid_there) as scd2_present,
-            bool_or(scd2_valid_there and scd2_version_there.scd2_values = scd2_item_values)
-                as scd2_same
+            {#- A key change's new key is a replay only where the version there records the
+                key it came from: a late key change into a key whose version has the same
+                values was taken for applied on its new key and closed its old key alone. #}
+            bool_or(scd2_valid_there and scd2_version_there.scd2_values = scd2_item_values
+                {%- if olds %}
+                and (scd2_item_previous_key is null
+                    or scd2_version_there.scd2_previous_key <=> scd2_item_previous_key)
+                {%- endif %}) as scd2_same
         from (
             select
                 *,
@@ -324,8 +330,14 @@
                             {%- else %}
                             false,
                             {%- endif %}
+                            {%- if olds %}
+                            'scd2_previous_key', v.{{ e.previous_key }},
+                            {%- endif %}
                             'scd2_values', {{ scd2_audit._scd2_events_table_values(ctx, 'v') }}
                         ) as scd2_version,
+                        {%- if olds %}
+                        null as scd2_item_previous_key,
+                        {%- endif %}
                         null as scd2_item_values
                     from {{ target }} as v
                     left semi join (
@@ -342,6 +354,9 @@
                         scd2_event_id,
                         scd2_kind,
                         null as scd2_version,
+                        {%- if olds %}
+                        scd2_previous_key as scd2_item_previous_key,
+                        {%- endif %}
                         scd2_values as scd2_item_values
                     from {{ prefix }}scd2_with_marks
                     where {{ replayed }}
