@@ -729,6 +729,50 @@ def test_seeds_in_other_formats_keep_their_table_on_failure(
     assert _iceberg_state(spark, table) == state
 
 
+def test_a_parquet_seed_at_a_location_of_its_own_and_a_capitalised_format(
+    dbt_project: ScratchProject, spark: SparkSession, tmp_path: Path
+) -> None:
+    """A parquet seed with location_root: its drop left its files, where Spark creates no table
+    as a select, so the second run dropped the table and failed, and so did every later one.
+    Its files are overwritten; a bad value or other columns leave it as it was. A seed whose
+    file_format is `Iceberg` (Spark reads the name in any case) was refused on its second
+    run as a switch of format."""
+    table = dbt_project.table("daily")
+    header = ("id", "name", "amount")
+
+    def seed(rows: list[list[str]], check: bool = True, columns=header, **config: str) -> DbtStep:
+        write_csv(dbt_project.root / "seeds" / "daily.csv", columns, rows)
+        dbt_project.write(
+            "seeds/daily.yml", seed_properties("daily", {"id": "int", "amount": "double"}, **config)
+        )
+        return dbt_project.dbt("seed", check=check)
+
+    located = {"file_format": "parquet", "location_root": str(tmp_path / "seeds_at")}
+    seed([["1", "a", "1.5"], ["2", "b", "2.5"]], **located)
+    step = seed([["3", "c", "3.5"]], **located)
+    assert [r.message for r in step.result.results] == ["INSERT 1"]
+    assert _rows(spark, table) == [(3, "c", 3.5)]
+    _assert_seed_failed(seed([["4", "d", "abc"]], False, **located), "value 'abc'", "unchanged")
+    wider = (*header, "region")
+    _assert_seed_failed(
+        seed([["4", "d", "4.5", "north"]], False, wider, **located),
+        "at a location of its own (location_root), with the columns id, name, amount",
+        "Nothing was written",
+    )
+    assert _rows(spark, table) == [(3, "c", 3.5)]
+    assert spark.sql(f"describe formatted {table}").where("col_name = 'Provider'").first()[1] == (
+        "parquet"
+    )
+
+    capitalised = dbt_project.table("cased")
+    for day in (["1", "a", "1.5"], ["2", "b", "2.5"]):
+        write_csv(dbt_project.root / "seeds" / "cased.csv", header, [day])
+        dbt_project.write("seeds/cased.yml", seed_properties("cased", {}, file_format="Iceberg"))
+        dbt_project.dbt("seed", "--select", "cased")
+    assert _rows(spark, capitalised) == [(2, "b", 2.5)]
+    assert len(_iceberg_state(spark, capitalised)[1]) == 2  # replaced in one commit, twice
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_empty_seed_and_full_refresh(
     dbt_project: ScratchProject, spark: SparkSession, method: str

@@ -32,6 +32,10 @@
     {%- set target_relation = this.incorporate(type='table') -%}
     {%- set grant_config = config.get('grants') -%}
     {%- set file_format = config.get('file_format', validator=validation.any[basestring]) -%}
+    {#- Compared without regard to case, as Spark reads a provider's name: `Iceberg` built an
+        Iceberg table through the path for other formats, and every later run was refused as
+        a switch of format. -#}
+    {%- set format_name = (file_format or 'parquet') | lower -%}
 
     {%- if old_relation is not none and old_relation.is_view -%}
         {{ exceptions.raise_compiler_error(
@@ -41,7 +45,7 @@
         folder, where Spark creates no managed table (LOCATION_ALREADY_EXISTS), and the seed
         was lost. -#}
     {%- if old_relation is not none and (old_relation.is_iceberg or old_relation.is_delta)
-            and file_format not in ['iceberg', 'delta'] -%}
+            and format_name not in ['iceberg', 'delta'] -%}
         {{ exceptions.raise_compiler_error(
             "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): "
             ~ old_relation ~ " is an " ~ ('Iceberg' if old_relation.is_iceberg else 'Delta')
@@ -98,20 +102,48 @@
         {%- endif -%}
     {%- endfor -%}
 
-    {%- set replace_in_place = file_format in ['iceberg', 'delta']
+    {%- set replace_in_place = format_name in ['iceberg', 'delta']
         and (old_relation is none or old_relation.is_iceberg or old_relation.is_delta) -%}
     {%- set select_sql = scd2_audit._scd2_seed_select(model, source, columns, types, inferred,
         decoded_by_spark=load_method == 'spark_csv') -%}
+    {#- A table of another format at a location of its own (location_root): its drop leaves
+        its files, where Spark creates no table as a select (a non-empty folder), so the seed
+        dropped the table and then failed, on every run. Its files are overwritten instead,
+        by column name (a file whose columns differ from the table's fails before writing,
+        and says what to do). -#}
+    {%- set overwrite = old_relation is not none and not replace_in_place
+        and config.get('location_root') -%}
     {%- if old_relation is not none and not replace_in_place -%}
-        {#- A table Spark cannot replace in one commit is dropped, then created: the seed's
-            checks run first, over every cell (the sum of a hash of the whole row: Spark
-            prunes the columns of a count, even of a hash), so that a bad value leaves the
-            table as it was, as the message says (an Iceberg or Delta table is never dropped
-            for another format, see above). -#}
+        {#- A table Spark cannot replace in one commit is dropped, then created (or its files
+            overwritten): the seed's checks run first, over every cell (the sum of a hash of
+            the whole row: Spark prunes the columns of a count, even of a hash), so that a bad
+            value leaves the table as it was, as the message says (an Iceberg or Delta table
+            is never dropped for another format, see above). -#}
         {%- do run_query('select sum(hash(*)) from (' ~ select_sql ~ ') as scd2_seed_checked') -%}
-        {%- do adapter.drop_relation(old_relation) -%}
+        {%- if overwrite -%}
+            {%- set old_columns = adapter.get_columns_in_relation(old_relation)
+                | map(attribute='name') | map('lower') | list -%}
+            {%- if old_columns | sort != columns | map('lower') | sort | list -%}
+                {{ exceptions.raise_compiler_error(
+                    "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): "
+                    ~ old_relation ~ " is a " ~ format_name ~ " table at a location of its "
+                    ~ "own (location_root), with the columns " ~ old_columns | join(', ')
+                    ~ ", and the file's are " ~ columns | map('lower') | join(', ') ~ ". Its "
+                    ~ "files can be overwritten, not its columns changed: dropped, it leaves "
+                    ~ "them in its folder, where Spark creates no new table. Nothing was "
+                    ~ "written; the seed table is unchanged. Drop the table, delete its "
+                    ~ "folder, and seed again (or use file_format: iceberg, which replaces a "
+                    ~ "table in one commit).") }}
+            {%- endif -%}
+        {%- else -%}
+            {%- do adapter.drop_relation(old_relation) -%}
+        {%- endif -%}
     {%- endif -%}
     {%- set build_sql -%}
+        {%- if overwrite %}
+        insert overwrite table {{ target_relation }} by name
+        {{ select_sql }}
+        {%- else %}
         {{ 'create or replace table' if replace_in_place else 'create table' }} {{ target_relation }}
         {{ file_format_clause() }}
         {{ options_clause() }}
@@ -122,6 +154,7 @@
         {{ comment_clause() }}
         as
         {{ select_sql }}
+        {%- endif %}
     {%- endset -%}
     {%- call statement('scd2_seed_build') -%}
         {{ build_sql }}
