@@ -708,7 +708,10 @@ def test_seeds_in_other_formats_keep_their_table_on_failure(
     loaded = [(1, "a", 1.5), (2, "b", 2.5)]
     assert _rows(spark, table) == loaded
     bad = [*day1, ["3", "c", "abc"]]
-    _assert_seed_failed(seed(bad, "parquet", check=False), "value 'abc'", "unchanged")
+    failed = seed(bad, "parquet", check=False)
+    _assert_seed_failed(failed, "value 'abc'", "unchanged")
+    # dbt's error for the seed, as for a failing load, not its "Unhandled error".
+    assert str(failed.result.results[0].message).startswith("Runtime Error in seed daily")
     assert _rows(spark, table) == loaded
 
     # parquet to iceberg: the checks, then the drop and the create.

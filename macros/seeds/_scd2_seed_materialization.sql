@@ -119,7 +119,13 @@
             the whole row: Spark prunes the columns of a count, even of a hash), so that a bad
             value leaves the table as it was, as the message says (an Iceberg or Delta table
             is never dropped for another format, see above). -#}
-        {%- do run_query('select sum(hash(*)) from (' ~ select_sql ~ ') as scd2_seed_checked') -%}
+        {#- Cached, which runs the query as its statement runs: a select runs when dbt
+            fetches its rows, outside its error handling, and a bad value failed as dbt's
+            "Unhandled error" in 5 KB of Java trace. -#}
+        {%- set checked = scd2_audit._scd2_run_view_name(target_relation, 'seed_checked') -%}
+        {%- do scd2_audit._scd2_run_sql('cache table ' ~ checked ~ ' as select sum(hash(*)) '
+            ~ 'as scd2_hash from (' ~ select_sql ~ ') as scd2_seed_checked') -%}
+        {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ checked) -%}
         {%- if overwrite -%}
             {%- set old_columns = adapter.get_columns_in_relation(old_relation)
                 | map(attribute='name') | map('lower') | list -%}
