@@ -17,8 +17,11 @@
     {%- if hard_deletes == 'new_record' and not has_column -%}
         {{ exceptions.raise_compiler_error(
             where ~ "hard_deletes is 'new_record', but the table " ~ relation ~ " has no "
-            ~ is_deleted ~ " column: it was built with hard_deletes 'invalidate' or 'ignore'. "
-            ~ "Nothing was written. Set hard_deletes back, or add the column first: alter "
+            ~ is_deleted ~ " column: it was built with hard_deletes 'invalidate' or 'ignore', "
+            ~ "or with another name for dbt_is_deleted in snapshot_meta_column_names. Nothing "
+            ~ "was written. Set hard_deletes (or the name) back. Where the table has the "
+            ~ "column under another name, rename it: alter table " ~ relation ~ " rename "
+            ~ "column <that name> to " ~ is_deleted ~ ". Where it has none, add it: alter "
             ~ "table " ~ relation ~ " add column " ~ is_deleted ~ " string; update "
             ~ relation ~ " set " ~ is_deleted ~ " = 'False'. Keys deleted before then have "
             ~ "no deletion record.") }}

@@ -122,6 +122,8 @@
         {% do scd2_audit._scd2_assert_table_marks(target_relation, layout.columns,
             scd2_audit._scd2_snapshot_context(), "Snapshot '" ~ model.name ~ "': ",
             layout.partition_columns, query_column_names) %}
+        {% do scd2_audit._scd2_assert_updated_at_column(target_relation, layout.columns,
+            "Snapshot '" ~ model.name ~ "': ") %}
         {% do scd2_audit._scd2_assert_hard_deletes(target_relation, layout.columns,
             strategy.hard_deletes, "Snapshot '" ~ model.name ~ "': ") %}
         {#- The query's own types: the staging view would mix them with the table's. -#}
