@@ -251,3 +251,40 @@ def test_a_rewrite_keeps_the_tables_write_settings(dbt_project: ScratchProject) 
     assert settings() == expected
     assert len(_snapshot_ids(dbt_project)) == commits + 1  # the order is metadata, no snapshot
     assert _partition_columns(dbt_project) == ["audit_update_process_id"]
+
+
+def test_a_rewrite_keeps_a_write_order_on_a_name_that_needs_quoting(
+    dbt_project: ScratchProject,
+) -> None:
+    """Iceberg describes a write order with its columns' names unquoted (`Cust Name ASC NULLS
+    FIRST`): set again as such after a rewrite, it failed after the rows' commit, the run
+    reported a failure whose versions were written, and the order was lost."""
+    select = "select id, name as `Cust Name`, updated_at from {{ target.schema }}.src"
+    write_snapshot(dbt_project, "snap", CONFIG, select=select)
+    _source(dbt_project, [(1, "a", T), (2, "b", T)])
+    dbt_project.dbt("snapshot")
+    table = dbt_project.table("snap")
+    spark = dbt_project.spark
+    spark.sql(f"alter table {table} write ordered by `Cust Name`, bucket(2, `Cust Name`) desc, id")
+
+    def order() -> str | None:
+        rows = spark.sql(f"show tblproperties {table}").collect()
+        return {r.key: r.value for r in rows}.get("sort-order")
+
+    before = order()
+    assert before == (
+        "Cust Name ASC NULLS FIRST, bucket(2, Cust Name) DESC NULLS LAST, id ASC NULLS FIRST"
+    )
+    # A new column: the one-commit rewrite, then the order set again.
+    write_snapshot(
+        dbt_project, "snap", CONFIG, select=select.replace(" from", ", 'x' as extra from")
+    )
+    dbt_project.dbt("snapshot")
+    assert order() == before
+    rows = history(dbt_project, "snap")
+    assert [(r["id"], r["Cust Name"], r["extra"], r["dbt_valid_to"] is None) for r in rows] == [
+        (1, "a", None, False),
+        (1, "a", "x", True),
+        (2, "b", None, False),
+        (2, "b", "x", True),
+    ]
