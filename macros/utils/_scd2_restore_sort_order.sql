@@ -16,7 +16,8 @@
         {%- set plain = '[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*' -%}
         {%- set terms = [] -%}
         {%- for term in scd2_audit._scd2_split_top_level(order, '(', ')') -%}
-            {%- set parts = re.match('^\\s*(.*?) (ASC|DESC) (NULLS FIRST|NULLS LAST)\\s*$', term) -%}
+            {%- set parts = re.match(
+                '^\\s*(.*?) (ASC|DESC) (NULLS FIRST|NULLS LAST)\\s*$', term) -%}
             {%- if parts is none -%}
                 {%- do terms.append(term | trim) -%}
             {%- else -%}
