@@ -797,6 +797,25 @@ def test_bad_source_keys_fail_before_merge(
     assert after_snapshots == before_snapshots  # no Iceberg commit at all
 
 
+def test_a_double_key_as_0_0_and_minus_0_0_is_a_duplicate(dbt_project: ScratchProject) -> None:
+    """A double key holding 0.0 and -0.0 in one extract: one key to Spark's join and to the
+    MERGE, two to the key check, which grouped the keys' text ('0.0', '-0.0'): the first run
+    opened two versions of key 0.0. It fails as a duplicate, creating nothing."""
+    write_snapshot(
+        dbt_project,
+        "snap",
+        "unique_key='k', strategy='check', check_cols='all', hard_deletes='invalidate'",
+        select="select if(id = 2, cast('-0.0' as double), cast(id as double)) as k, name "
+        "from {{ ref('src') }}",
+    )
+    dbt_project.write_seed("src", HEADER, ["0,a,10", "2,b,20", "3,c,30"])
+    dbt_project.dbt("seed", "--full-refresh")
+    with pytest.raises(DbtStepError) as failure:
+        dbt_project.dbt("snapshot")
+    assert "duplicate unique_key values" in str(failure.value), str(failure.value)
+    assert not dbt_project.spark.catalog.tableExists(dbt_project.table("snap"))
+
+
 def test_duplicate_composite_keys_on_first_build_create_nothing(
     dbt_project: ScratchProject,
 ) -> None:

@@ -24,6 +24,13 @@
     {%- if dated and updated_at_type is none -%}
         {%- set updated_at_type = scd2_audit._scd2_updated_at_type(strategy, source_sql) -%}
     {%- endif -%}
+    {#- Keys are grouped by their values, as the MERGE's join matches them (a double -0.0
+        is 0.0), not by their text, which told -0.0 from 0.0 and let both open a version. -#}
+    {%- set key_groups = [] -%}
+    {%- for key in keys -%}
+        {%- do key_groups.append('dbt_key_' ~ loop.index) -%}
+    {%- endfor -%}
+    {%- set key_groups = key_groups | join(', ') -%}
     {#- The key columns as text, as each check reports one offending key. -#}
     {%- set key_text -%}
         {%- for key in keys %}
@@ -63,7 +70,7 @@
                 {%- for key in keys %}
                 dbt_key_{{ loop.index }} is null{{ ' or' if not loop.last }}
                 {%- endfor %}
-            group by all
+            group by {{ key_groups }}
             limit 1
         ),
 
@@ -73,7 +80,7 @@
                 {{- key_text }}
                 count(*) as rows
             from source_keys
-            group by all
+            group by {{ key_groups }}
             having count(*) > 1
             limit 1
         ){{ ',' if dated }}
