@@ -759,13 +759,39 @@ def test_a_parquet_seed_at_a_location_of_its_own_and_a_capitalised_format(
     wider = (*header, "region")
     _assert_seed_failed(
         seed([["4", "d", "4.5", "north"]], False, wider, **located),
-        "at a location of its own (location_root), with the columns id, name, amount",
+        "(location_root), with the columns id int, name string, amount double",
         "Nothing was written",
+    )
+    # A column whose type the file changes (name inferred as bigint): its values would be
+    # cast to the table's type, or fail after the overwrite had deleted the files.
+    _assert_seed_failed(
+        seed([["4", "5", "4.5"]], False, **located),
+        "name string",
+        "the file gives id int, name bigint, amount double",
+        "Pin the types in column_types",
     )
     assert _rows(spark, table) == [(3, "c", 3.5)]
     assert spark.sql(f"describe formatted {table}").where("col_name = 'Provider'").first()[1] == (
         "parquet"
     )
+
+    # Partitioned, in a session whose inserts overwrite partitions dynamically (as dbt-spark's
+    # insert_overwrite models leave it): the region the file no longer has goes too.
+    parted = dbt_project.table("parted")
+    mode = "spark.sql.sources.partitionOverwriteMode"
+    for day in ([["1", "north"], ["2", "south"]], [["3", "north"]]):
+        write_csv(dbt_project.root / "seeds" / "parted.csv", ("id", "region"), day)
+        dbt_project.write(
+            "seeds/parted.yml",
+            seed_properties("parted", {}, partition_by="region", **located),
+        )
+        spark.conf.set(mode, "dynamic")
+        try:
+            dbt_project.dbt("seed", "--select", "parted")
+            assert spark.conf.get(mode) == "dynamic"  # put back
+        finally:
+            spark.conf.set(mode, "static")
+    assert _rows(spark, parted) == [(3, "north")]
 
     capitalised = dbt_project.table("cased")
     for day in (["1", "a", "1.5"], ["2", "b", "2.5"]):

@@ -265,7 +265,10 @@ def test_a_rewrite_keeps_a_write_order_on_a_name_that_needs_quoting(
     dbt_project.dbt("snapshot")
     table = dbt_project.table("snap")
     spark = dbt_project.spark
-    spark.sql(f"alter table {table} write ordered by `Cust Name`, bucket(2, `Cust Name`) desc, id")
+    spark.sql(
+        f"alter table {table} write ordered by `Cust Name`, bucket(2, `Cust Name`) desc, "
+        "truncate(`Cust Name`, 3), days(updated_at), id"
+    )
 
     def order() -> str | None:
         rows = spark.sql(f"show tblproperties {table}").collect()
@@ -273,7 +276,9 @@ def test_a_rewrite_keeps_a_write_order_on_a_name_that_needs_quoting(
 
     before = order()
     assert before == (
-        "Cust Name ASC NULLS FIRST, bucket(2, Cust Name) DESC NULLS LAST, id ASC NULLS FIRST"
+        "Cust Name ASC NULLS FIRST, bucket(2, Cust Name) DESC NULLS LAST, "
+        "truncate(Cust Name, 3) ASC NULLS FIRST, days(updated_at) ASC NULLS FIRST, "
+        "id ASC NULLS FIRST"
     )
     # A new column: the one-commit rewrite, then the order set again.
     write_snapshot(

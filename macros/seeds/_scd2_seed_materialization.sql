@@ -79,7 +79,7 @@
     {%- endif -%}
     {%- do scd2_audit._scd2_seed_warn_column_types(model, columns, column_types) -%}
     {%- do scd2_audit._scd2_seed_assert_column_types(model, columns, column_types,
-        file_format) -%}
+        format_name) -%}
     {%- set inferred = [] -%}
     {%- for name in columns if name not in column_types -%}
         {%- do inferred.append(name) -%}
@@ -108,11 +108,27 @@
         decoded_by_spark=load_method == 'spark_csv') -%}
     {#- A table of another format at a location of its own (location_root): its drop leaves
         its files, where Spark creates no table as a select (a non-empty folder), so the seed
-        dropped the table and then failed, on every run. Its files are overwritten instead,
-        by column name (a file whose columns differ from the table's fails before writing,
-        and says what to do). -#}
-    {%- set overwrite = old_relation is not none and not replace_in_place
-        and config.get('location_root') -%}
+        dropped the table and then failed, on every run. Such a table (external, at the
+        location the config gives now) has its files overwritten instead, by column name,
+        where the file's columns and types are the table's (others fail before writing,
+        saying what to do). Another table (managed, or moved by a changed location_root) is
+        dropped and created, as before. -#}
+    {%- set overwrite = false -%}
+    {%- if old_relation is not none and not replace_in_place and config.get('location_root') -%}
+        {%- set described = {} -%}
+        {%- for row in run_query('describe table extended ' ~ old_relation).rows -%}
+            {%- do described.update({(row[0] or '') | trim: (row[1] or '') | trim}) -%}
+        {%- endfor -%}
+        {#- Both as paths: without a file: scheme, repeated or trailing slashes. -#}
+        {%- set paths = [] -%}
+        {%- for path in [described.get('Location', ''),
+                config.get('location_root') ~ '/' ~ target_relation.identifier] -%}
+            {%- set path = modules.re.sub('^file:(//)?|/+$', '', path) -%}
+            {%- do paths.append(modules.re.sub('(?<!:)/{2,}', '/', path)) -%}
+        {%- endfor -%}
+        {%- set overwrite = described.get('Type', '') | upper == 'EXTERNAL'
+            and paths[0] == paths[1] -%}
+    {%- endif -%}
     {%- if old_relation is not none and not replace_in_place -%}
         {#- A table Spark cannot replace in one commit is dropped, then created (or its files
             overwritten): the seed's checks run first, over every cell (the sum of a hash of
@@ -127,20 +143,35 @@
             ~ 'as scd2_hash from (' ~ select_sql ~ ') as scd2_seed_checked') -%}
         {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ checked) -%}
         {%- if overwrite -%}
-            {%- set old_columns = adapter.get_columns_in_relation(old_relation)
-                | map(attribute='name') | map('lower') | list -%}
-            {%- if old_columns | sort != columns | map('lower') | sort | list -%}
+            {#- Types too: the insert would cast the file's values to the table's types
+                (fractions into a bigint column truncated), or fail on one beyond them after
+                the overwrite had deleted the files. -#}
+            {%- set held = [] -%}
+            {%- for column in adapter.get_columns_in_relation(old_relation) -%}
+                {%- do held.append(column.name | lower ~ ' ' ~ column.dtype | lower) -%}
+            {%- endfor -%}
+            {%- set given = [] -%}
+            {%- for column in scd2_audit._scd2_query_columns(select_sql) -%}
+                {%- do given.append(column.name | lower ~ ' ' ~ column.type | lower) -%}
+            {%- endfor -%}
+            {%- if held | sort != given | sort -%}
                 {{ exceptions.raise_compiler_error(
                     "Seed '" ~ model['name'] ~ "' (" ~ model['original_file_path'] ~ "): "
                     ~ old_relation ~ " is a " ~ format_name ~ " table at a location of its "
-                    ~ "own (location_root), with the columns " ~ old_columns | join(', ')
-                    ~ ", and the file's are " ~ columns | map('lower') | join(', ') ~ ". Its "
-                    ~ "files can be overwritten, not its columns changed: dropped, it leaves "
-                    ~ "them in its folder, where Spark creates no new table. Nothing was "
-                    ~ "written; the seed table is unchanged. Drop the table, delete its "
-                    ~ "folder, and seed again (or use file_format: iceberg, which replaces a "
-                    ~ "table in one commit).") }}
+                    ~ "own (location_root), with the columns " ~ held | join(', ')
+                    ~ ", and the file gives " ~ given | join(', ') ~ ". Its files can be "
+                    ~ "overwritten, not its columns changed: dropped, it leaves them in its "
+                    ~ "folder, where Spark creates no new table. Nothing was written; the "
+                    ~ "seed table is unchanged. Pin the types in column_types, or drop the "
+                    ~ "table, delete its folder, and seed again (or use file_format: iceberg, "
+                    ~ "which replaces a table in one commit).") }}
             {%- endif -%}
+            {#- Every partition replaced: in dynamic mode (dbt-spark's insert_overwrite
+                models set it for the session) partitions the file no longer has kept their
+                rows. Put back after the insert. -#}
+            {%- set mode_key = 'spark.sql.sources.partitionOverwriteMode' -%}
+            {%- set mode = run_query('set ' ~ mode_key).rows[0][1] -%}
+            {%- do scd2_audit._scd2_run_sql('set ' ~ mode_key ~ '=static') -%}
         {%- else -%}
             {%- do adapter.drop_relation(old_relation) -%}
         {%- endif -%}
@@ -165,6 +196,9 @@
     {%- call statement('scd2_seed_build') -%}
         {{ build_sql }}
     {%- endcall -%}
+    {%- if overwrite -%}
+        {%- do scd2_audit._scd2_run_sql('set ' ~ mode_key ~ '=' ~ mode) -%}
+    {%- endif -%}
 
     {%- for view in views -%}
         {%- do scd2_audit._scd2_run_sql('drop view if exists ' ~ view) -%}
