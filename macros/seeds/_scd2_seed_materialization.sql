@@ -147,8 +147,8 @@
                 (fractions into a bigint column truncated), or fail on one beyond them after
                 the overwrite had deleted the files. -#}
             {%- set held = [] -%}
-            {%- for column in adapter.get_columns_in_relation(old_relation) -%}
-                {%- do held.append(column.name | lower ~ ' ' ~ column.dtype | lower) -%}
+            {%- for name, type in scd2_audit._scd2_column_types(old_relation).items() -%}
+                {%- do held.append(name ~ ' ' ~ type) -%}
             {%- endfor -%}
             {%- set given = [] -%}
             {%- for column in scd2_audit._scd2_query_columns(select_sql) -%}
