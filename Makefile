@@ -75,6 +75,11 @@ cluster-stop:  ## stop the cluster and its metastore (says so when none runs)
 cluster-status:  ## what of the cluster runs, with its URLs (fails when nothing runs: the command exits 3, make 2)
 	$(BIN)/python -m python_helpers.operations.cluster status
 
-clean:  ## remove warehouse, metastore and dbt outputs (keeps .venv and cached jars)
-	-@test -x $(BIN)/python && $(BIN)/python -m python_helpers.operations.cluster stop >/dev/null 2>&1
+# Servers stop first: one left running would hold its ports and files after its lakehouse is
+# gone, with no pid file left to stop it by. A server that will not stop keeps everything.
+clean:  ## stop this lakehouse's Thrift servers and cluster, then remove warehouse, metastore and dbt outputs (keeps .venv and cached jars)
+	@if test -x $(BIN)/python; then \
+		$(BIN)/python -m python_helpers.operations.thrift stop --all && \
+		$(BIN)/python -m python_helpers.operations.cluster stop; \
+	fi
 	rm -rf "$(LAKEHOUSE_DIR)" target logs dbt_packages derby.log metastore_db spark-warehouse

@@ -89,9 +89,31 @@ def _cli(lakehouse: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_bad_arguments_and_nothing_to_stop(tmp_path: Path) -> None:
-    bad = _cli(tmp_path, "start", "--workers", "0")
-    assert bad.returncode == 2 and "--workers: at least 1" in bad.stderr, bad.stderr
+    refusals = {
+        ("--workers", "0"): "argument --workers: must be at least 1, got 0",
+        ("--worker-cores", "-1"): "argument --worker-cores: must be at least 1, got -1",
+        ("--timeout", "0"): "argument --timeout: must be positive",
+        ("--port-offset", "x"): "argument --port-offset: not a whole number: 'x'",
+        # 55432 + 60000 is no port: getaddrinfo would wrap it and probe another
+        ("--port-offset", "60000"): "puts port(s) 115432, 69083",
+    }
+    for arguments, message in refusals.items():
+        bad = _cli(tmp_path, "start", *arguments)
+        assert bad.returncode == 2 and message in bad.stderr, (arguments, bad.stderr)
     assert not (tmp_path / "cluster").exists()
+    # A bad offset in the environment fails the start that uses it, by name, not every command.
+    env = {**os.environ, "LAKEHOUSE_DIR": str(tmp_path), "SCD2_CLUSTER_PORT_OFFSET": "ten"}
+    bad = subprocess.run(
+        [*CLI, "start"], env=env, capture_output=True, text=True, timeout=300, cwd=PROJECT_ROOT
+    )
+    assert bad.returncode == 2, bad.stderr
+    assert "SCD2_CLUSTER_PORT_OFFSET must be a whole number, got 'ten'" in bad.stderr
+    for command in ("status", "stop", "--help"):
+        done = subprocess.run(
+            [*CLI, command], env=env, capture_output=True, text=True, timeout=300,
+            cwd=PROJECT_ROOT,
+        )  # fmt: skip
+        assert done.returncode in (0, 3) and not done.stderr, (command, done.stderr)
     status = _cli(tmp_path, "status")
     assert status.returncode == 3 and "no cluster runs" in status.stdout
     stopped = _cli(tmp_path, "stop")
@@ -155,6 +177,16 @@ def test_cluster_stop_stops_a_thrift_server_on_the_cluster(
         )
         assert not pid_alive(stand_ins[10098].pid) and not shared.pid.exists()
         assert pid_alive(stand_ins[10099].pid) and derby.pid.exists()
+        # make clean stops every server of the lakehouse first, on any port: one left running
+        # would keep its port with no pid file left to stop it by.
+        done = subprocess.run(
+            [sys.executable, "-m", "python_helpers.operations.thrift", "stop", "--all"],
+            env={**os.environ, "LAKEHOUSE_DIR": str(tmp_path)}, capture_output=True,
+            text=True, timeout=120, cwd=PROJECT_ROOT,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert f"on port 10099 (pid {stand_ins[10099].pid}) stopped" in done.stdout, done.stdout
+        assert not pid_alive(stand_ins[10099].pid) and not derby.pid.exists()
     finally:
         for process in stand_ins.values():
             process.kill()
@@ -191,10 +223,25 @@ def test_pids_other_processes_took_are_no_parts(
         with pytest.raises(ClusterError) as refused:
             restart("worker-1", timeout=1, say=False)
         assert "master not running, and worker-1 needs it" in str(refused.value)
+        # PostgreSQL's lock file outlives it too; pg_ctl trusts any live pid it names (of
+        # this user), so stop signalled that process. Such a lock is stale and removed.
+        lock = tmp_path / "cluster" / "postgres" / "data" / "postmaster.pid"
+        lock.parent.mkdir(parents=True)
+        lock.write_text(f"{foreign.pid}\n{lock.parent}\n")
+        assert "postgres" not in running_parts()
+        assert not lock.exists()
+        lock.write_text(f"{foreign.pid}\n{lock.parent}\n")
         report = stop_cluster(say=False)
         assert "worker-1: not running" in report and "metastore: not running" in report
+        assert "PostgreSQL: not running" in report and not lock.exists()
         assert pid_alive(foreign.pid)
         assert not pid_alive(worker.pid)
+        assert not (tmp_path / "cluster" / "cluster.json").exists()
+        # An unreadable cluster.json (a kill mid-write, before it was written aside and
+        # renamed): stop goes on without it and says what it could not find.
+        (tmp_path / "cluster" / "cluster.json").write_text('{"ports": {"postg')
+        report = stop_cluster(say=False)
+        assert "is unreadable" in report[0] and "stop any still running by hand" in report[0]
     finally:
         for process in (foreign, master, worker):
             process.kill()

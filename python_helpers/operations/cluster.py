@@ -43,6 +43,7 @@ from python_helpers.operations.thrift import (
     pid_alive,
     pid_runs,
     port_in_use,
+    positive_seconds,
     running_servers,
     spark_home,
     terminate,
@@ -211,7 +212,11 @@ def read_state() -> ClusterState | None:
 
 
 def _write_state(state: ClusterState) -> None:
-    state_file().write_text(json.dumps(asdict(state), indent=2) + "\n")
+    # Written aside and renamed: a kill or a full disk mid-write leaves the previous file whole,
+    # never a truncated one that stop and status could not read.
+    partial = state_file().with_name(f"{state_file().name}.partial")
+    partial.write_text(json.dumps(asdict(state), indent=2) + "\n")
+    partial.replace(state_file())
 
 
 def client_conf(
@@ -371,7 +376,16 @@ def _postgres_start(port: int) -> None:
 
 def _postgres_running() -> bool:
     data = cluster_dir() / "postgres" / "data"
-    if not (data / "postmaster.pid").exists():
+    lock = data / "postmaster.pid"
+    try:
+        first_line = lock.read_text().split("\n", 1)[0].strip()
+    except FileNotFoundError:
+        return False
+    # A lock file left by a crash or a reboot names a pid that another process may have taken
+    # since: pg_ctl would report that process as PostgreSQL, and stop would signal it. Where
+    # /proc says the pid runs no postgres, the lock is stale: removed, not running.
+    if first_line.isdigit() and not pid_runs(int(first_line), "postgres"):
+        lock.unlink(missing_ok=True)
         return False
     with contextlib.suppress(ClusterUsageError):
         done = subprocess.run(
@@ -530,6 +544,15 @@ def start(
             "first: make cluster-stop (python -m python_helpers.operations.cluster stop)"
         )
     ports = ClusterPorts.for_offset(port_offset, workers)
+    outside = [port for port in ports.all() if not 1024 <= port <= 65535]
+    if outside:
+        raise ClusterUsageError(
+            f"--port-offset {port_offset} with {workers} worker(s) puts port(s) "
+            f"{', '.join(map(str, outside))} outside 1024-65535; choose an offset between "
+            f"{1024 - min(ports.all()) + port_offset} and {65535 - max(ports.all()) + port_offset}"
+        )
+    if timeout <= 0:
+        raise ClusterUsageError(f"--timeout: must be positive, got {timeout}")
     _check_free(ports.all())
     _java()
     _jdbc_jar()
@@ -785,7 +808,16 @@ def stop(say: bool = True) -> list[str]:
                 report.append(stop_thrift(files.port))
             except ThriftStopError as exc:
                 report.append(f"Spark Thrift Server on port {files.port}: NOT STOPPED: {exc}")
-    state = read_state()
+    try:
+        state = read_state()
+    except ClusterError as exc:  # unreadable: stop what can be found without it
+        state = None
+        report.append(
+            f"{exc}. Without it the master, workers and metastore service cannot be found: "
+            "stop any still running by hand (ps -ef | grep -e deploy.master -e deploy.worker "
+            "-e HiveMetaStore), then remove the file"
+        )
+    survivors: dict[str, int] = {}
     if state is not None:
         for name, pid in reversed(list(state.pids.items())):
             if _part_alive(name, pid):
@@ -793,10 +825,15 @@ def stop(say: bool = True) -> list[str]:
                     report.append(f"{name} (pid {pid}): {terminate(pid, STOP_TIMEOUT)}")
                 except ThriftStopError as exc:
                     report.append(f"{name} (pid {pid}): NOT STOPPED: {exc}")
+                    survivors[name] = pid
             else:
                 report.append(f"{name}: not running")
     report.append(_postgres_stop())
-    state_file().unlink(missing_ok=True)
+    if state is not None and survivors:
+        # Kept for the next stop: without it the parts still running would be lost track of.
+        _write_state(ClusterState(state.ports, survivors, state.worker_memory, state.worker_cores))
+    elif state is not None:
+        state_file().unlink(missing_ok=True)
     if state is None and report == ["PostgreSQL: not running"]:
         report = [f"no cluster runs for {lakehouse_dir()}"]
     if say:
@@ -836,6 +873,35 @@ def status() -> tuple[ClusterState | None, list[str]]:
 # --- command line ---------------------------------------------------------------------------
 
 
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _offset(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def _env_offset() -> int:
+    """``$SCD2_CLUSTER_PORT_OFFSET`` (0 when unset), read when start needs it, so that a bad
+    value fails start by name instead of every command (stop, status, --help)."""
+    text = os.environ.get("SCD2_CLUSTER_PORT_OFFSET", "").strip() or "0"
+    try:
+        return int(text)
+    except ValueError:
+        raise ClusterUsageError(
+            f"SCD2_CLUSTER_PORT_OFFSET must be a whole number, got {text!r}"
+        ) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m python_helpers.operations.cluster",
@@ -855,14 +921,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     begin.add_argument(
         "--workers",
-        type=int,
+        type=_at_least_one,
         default=DEFAULT_WORKERS,
         help="Spark workers; an application's executors are JVMs each worker starts for it "
         "(default %(default)s)",
     )
     begin.add_argument(
         "--worker-cores",
-        type=int,
+        type=_at_least_one,
         default=DEFAULT_WORKER_CORES,
         help="task slots each worker offers (default %(default)s): an application on the "
         "cluster holds spark.cores.max of them (1 by default) while it runs; memory limits "
@@ -875,14 +941,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     begin.add_argument(
         "--port-offset",
-        type=int,
-        default=int(os.environ.get("SCD2_CLUSTER_PORT_OFFSET", "0")),
+        type=_offset,
+        default=None,
         help="shift every port by this much (master 7077, its UI 8080, workers 7078+/8081+, "
         "metastore 9083, PostgreSQL 55432); default $SCD2_CLUSTER_PORT_OFFSET or 0",
     )
     begin.add_argument(
         "--timeout",
-        type=float,
+        type=positive_seconds,
         default=DEFAULT_TIMEOUT,
         help="seconds to wait for everything to be ready (default %(default)s)",
     )
@@ -897,12 +963,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     again.add_argument(
         "--timeout",
-        type=float,
+        type=positive_seconds,
         default=DEFAULT_TIMEOUT,
         help="seconds to wait for the part to be ready (default %(default)s; PostgreSQL waits "
         "up to 60 s itself)",
     )
-    commands.add_parser("stop", help="stop every part of the cluster (says so when none runs)")
+    commands.add_parser(
+        "stop",
+        help="stop every part of the cluster (says so when none runs; exit 1 when a part "
+        "would not stop, which cluster.json keeps for the next stop)",
+    )
     commands.add_parser("status", help="what runs, with its URLs (exit 3 when nothing runs)")
     return parser
 
@@ -913,7 +983,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "start":
             start(
                 args.workers,
-                args.port_offset,
+                _env_offset() if args.port_offset is None else args.port_offset,
                 args.worker_memory,
                 args.timeout,
                 worker_cores=args.worker_cores,
@@ -923,8 +993,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             restart(args.part, args.timeout)
             return 0
         if args.command == "stop":
-            stop()
-            return 0
+            return 1 if any("NOT STOPPED" in line for line in stop()) else 0
         state, running = status()
         if state is None and not running:
             print(f"no cluster runs for {lakehouse_dir()}")

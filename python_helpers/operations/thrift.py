@@ -522,7 +522,7 @@ def _port(text: str) -> int:
     return value
 
 
-def _seconds(text: str) -> float:
+def positive_seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -576,7 +576,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     start_p.add_argument(
         "--timeout",
-        type=_seconds,
+        type=positive_seconds,
         default=DEFAULT_START_TIMEOUT,
         help="seconds to wait for the server to become ready before stopping it and failing "
         f"(default: {DEFAULT_START_TIMEOUT:.0f})",
@@ -608,9 +608,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     stop_p.add_argument(
         "--timeout",
-        type=_seconds,
+        type=positive_seconds,
         default=DEFAULT_STOP_TIMEOUT,
         help=f"seconds to wait after SIGTERM before SIGKILL (default: {DEFAULT_STOP_TIMEOUT:.0f})",
+    )
+    stop_p.add_argument(
+        "--all",
+        action="store_true",
+        help="stop every server started from this lakehouse, on any port (--port is then "
+        "ignored); make clean uses it before removing the lakehouse",
     )
 
     status_p = commands.add_parser(
@@ -671,7 +677,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 0
         if args.command == "stop":
-            print(stop(port, args.timeout))
+            ports = [files.port for files, _pid in running_servers()] if args.all else [port]
+            for each in ports:
+                print(stop(each, args.timeout))
+            if not ports:
+                print(f"no Spark Thrift Server runs for {lakehouse_dir()}")
             return 0
         info = status(host, port)
         if info.running:
