@@ -6,6 +6,7 @@ the flat shape)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -13,7 +14,7 @@ import shutil
 import pytest
 from pyspark.sql import SparkSession
 
-from python_helpers.generator import GeneratorSpec
+from python_helpers.generator import GeneratorSpec, frames
 from python_helpers.generator.events import EXPECTED_TABLE, EventSpec, generate_events
 from python_helpers.pipeline.reconcile_events import (
     HISTORY_MODEL,
@@ -21,6 +22,7 @@ from python_helpers.pipeline.reconcile_events import (
     reconcile_events,
 )
 from python_helpers.pipeline.run import (
+    PipelineError,
     PipelineOptions,
     StepTimer,
     build_spec,
@@ -242,16 +244,34 @@ def test_generic_tests_passed_and_a_repeated_run_adds_nothing(events_run) -> Non
     assert [tuple(r) for r in audit] == expected
 
 
-def test_generated_events_are_reproducible(spark: SparkSession) -> None:
+def test_generated_events_are_reproducible(
+    spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
     spec = GeneratorSpec(200, 200, 1, 2, 0.2, 0.4, 0.4, seed=5)
     events = EventSpec()
     first = generate_events(spark, spec, events, 3)
+    first_rows = _rows(first.batch), _rows(first.expected)
+    # Recomputed from day 1, not from the states the first call left in the session.
+    monkeypatch.setattr(frames, "_STATES", {})
     again = generate_events(spark, spec, events, 3)
-    assert _rows(first.batch) == _rows(again.batch)
-    assert _rows(first.expected) == _rows(again.expected)
+    assert (_rows(again.batch), _rows(again.expected)) == first_rows
     other = generate_events(spark, spec, EventSpec(pct_duplicate=0.0, pct_delayed=0.0), 3)
     # Without duplicates, no two events of the batch are the same.
     assert other.batch.count() == other.batch.distinct().count()
+
+
+def test_a_day_that_builds_no_history_fails(
+    spark: SparkSession, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dbt reads DBT_RESOURCE_TYPES from the environment: set to seeds, the day's build ran
+    no events model, and the reconciliation failed on Spark's missing table (or read an older
+    run's). The day fails saying why, as the snapshots' does."""
+    root = tmp_path / "project"
+    project = ScratchProject(root, "events_none", spark, include=("models", "snapshots"))
+    monkeypatch.setenv("DBT_RESOURCE_TYPES", "seed")
+    options = dataclasses.replace(_options(root, project.schema, "flat"), days=1)
+    with pytest.raises(PipelineError, match="day 1: dbt build ran no events_history model"):
+        run_event_days(options, StepTimer())
 
 
 @pytest.mark.parametrize(

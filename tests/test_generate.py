@@ -32,12 +32,14 @@ from python_helpers.generator import (
     DayData,
     GeneratorSpec,
     InvalidGeneratorArgument,
+    frames,
     generate_day,
     write_seed_files,
 )
 from python_helpers.generator.cli import check_master
+from python_helpers.generator.events import landing_dir
 from python_helpers.generator.output import STAGING_PREFIX
-from python_helpers.runtime.lakehouse import PROJECT_ROOT
+from python_helpers.runtime.lakehouse import PROJECT_ROOT, lakehouse_dir
 from python_helpers.tooling.bench import replace_section
 from python_helpers.tooling.scratch import ScratchProject
 
@@ -261,6 +263,34 @@ def test_same_seed_gives_byte_identical_files(anchor_run: Path, tmp_path: Path) 
         assert (sorted(match), mismatch, errors) == (sorted(FILES), [], [])
 
 
+def test_long_runs_keep_few_partitions_and_the_same_files(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each day's new rows come in partitions of their own: without compaction day d had d
+    partitions or more (as many tasks for every scan and write). The state is compacted at its
+    checkpoints (days 5, 10) in birth order, so day 12's files are byte-identical to those of
+    the state never compacted. Small partitions make the compaction spread rows over
+    several."""
+    spec = GeneratorSpec(2000, 2000, 2, 3, 0.2, 0.4, 0.4, seed=11)
+    monkeypatch.setattr(frames, "ROWS_PER_PARTITION", 300)
+    monkeypatch.setattr(frames, "_STATES", {})
+    compacted = generate_day(spark, spec, 12)
+    parallelism = spark.sparkContext.defaultParallelism
+    # compacted at day 10 to at most the parallelism, then two days of new rows
+    assert compacted.source.rdd.getNumPartitions() <= 3 * parallelism
+    write_seed_files(compacted, tmp_path / "compacted")
+
+    monkeypatch.setattr(frames, "_STATES", {})
+    monkeypatch.setattr(frames, "_compacted", lambda state, rows: state)
+    never = generate_day(spark, spec, 12)
+    assert never.source.rdd.getNumPartitions() >= 12
+    write_seed_files(never, tmp_path / "never")
+    match, mismatch, errors = filecmp.cmpfiles(
+        tmp_path / "compacted", tmp_path / "never", FILES, shallow=False
+    )
+    assert (sorted(match), mismatch, errors) == (sorted(FILES), [], [])
+
+
 def test_another_seed_gives_other_keys(spark: SparkSession, csv_days: dict[str, DataFrame]) -> None:
     other = generate_day(spark, GeneratorSpec(10000, 10000, 5, 10, 0.2, 0.4, 0.4, seed=7), 1)
     keys = csv_days["source1"].select(*SPEC.key_columns)
@@ -466,6 +496,14 @@ def test_events_mode_writes_each_days_change_events(spark: SparkSession) -> None
         f"select count(*) from {schema}.raw_events where op = 'u' and before_key_1 != key_1"
     ).first()[0]
     assert key_changes == 6
+
+    assert main([*small, *no_extras, "--events", "debezium"]) == 0
+    # Kafka Connect's lines name every field, null or not: a table that infers its schema from
+    # day 1's snapshot reads (no before) still has before, as events.md's JSON table does.
+    landing = landing_dir(lakehouse_dir(), schema)
+    inferred = spark.read.json(landing.as_uri())
+    assert {"before", "after", "op", "source", "ts_ms"} <= set(inferred.columns)
+    assert inferred.where("before is null and op = 'r'").count() == 300
 
     assert main([*small, *no_extras, "--events", "debezium", "--day", "2"]) == 0
     assert ops("raw_debezium_events") == day2

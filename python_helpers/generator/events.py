@@ -456,7 +456,10 @@ def write_event_day(data: EventDay, schema: str, landing: Path) -> str:
         data.batch.writeTo(f"{schema}.{EVENTS_TABLE}").using("iceberg").createOrReplace()
         return f"{schema}.{EVENTS_TABLE}"
     frame = debezium_frame(data.batch, data.spec)
-    frame.write.mode("overwrite").json(landing.as_uri())
+    # Kafka Connect writes "before": null (a create, a snapshot read) and "after": null (a
+    # delete); Spark's JSON writer leaves null fields out unless told, and a table that infers
+    # its schema from such lines had no `before` column at all.
+    frame.write.mode("overwrite").option("ignoreNullFields", "false").json(landing.as_uri())
     table = f"{schema}.{DEBEZIUM_TABLE}"
     # An external table over the folder: dropping it leaves the files. The refresh empties
     # the session's cache of the table, which the drop through Iceberg's session catalog

@@ -13,8 +13,9 @@ How one day follows from the previous one, deterministically and with exact coun
   Ranks below ``deleted`` are deleted, the next ``updated`` ranks updated, the rest unchanged:
   exact counts without sorting, sampling or a shuffle. Survivors move to position
   ``rank - deleted`` (dense again), new rows follow.
-* Rows keep a stable order (birth order) because nothing shuffles: range, project, filter and
-  union preserve partition order. The CSV writer relies on that for byte-identical files.
+* Rows keep a stable order (birth order): range, project, filter and union preserve partition
+  order, and the one shuffle, the compaction at checkpoints, sorts by birth. The CSV writer
+  relies on that for byte-identical files.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def transition(spark: SparkSession, spec: GeneratorSpec, day: int) -> Transition
         )
         state = survivors.unionByName(new)
         if current % CHECKPOINT_EVERY == 0:
-            state = state.localCheckpoint(eager=True)
+            state = _compacted(state, plan.rows).localCheckpoint(eager=True)
         step = Transition(current, classified, new, state)
     states[day] = step.state
     for old in sorted(states)[:-STATES_KEPT]:
@@ -149,13 +150,28 @@ def transition(spark: SparkSession, spec: GeneratorSpec, day: int) -> Transition
     return step
 
 
+def _partitions(spark: SparkSession, rows: int) -> int:
+    return max(1, min(spark.sparkContext.defaultParallelism, math.ceil(rows / ROWS_PER_PARTITION)))
+
+
+def _compacted(state: DataFrame, rows: int) -> DataFrame:
+    """``state`` in as many partitions as a day of ``rows`` rows is born in, when it has grown
+    past twice that many: each day's new rows come in partitions of their own, so that day d
+    had d partitions or more, and every scan, events branch and write of a long run as many
+    tasks and files. Range-partitioned and sorted by birth (``_born``, ``_idx``), which is the
+    state's own order, so the rows come out in the same order, whatever bounds the sampling
+    picks, and the files stay byte-identical."""
+    wanted = _partitions(state.sparkSession, rows)
+    if state.rdd.getNumPartitions() <= 2 * wanted:
+        return state
+    return state.repartitionByRange(wanted, "_born", "_idx").sortWithinPartitions("_born", "_idx")
+
+
 def born_rows(
     spark: SparkSession, spec: GeneratorSpec, *, day: int, count: int, first_position: int
 ) -> DataFrame:
     """``count`` rows inserted on ``day``, at positions ``first_position...``."""
-    wanted = math.ceil(count / ROWS_PER_PARTITION)
-    partitions = max(1, min(spark.sparkContext.defaultParallelism, wanted))
-    rows = spark.range(0, count, numPartitions=partitions).select(
+    rows = spark.range(0, count, numPartitions=_partitions(spark, count)).select(
         F.lit(day).alias("_born"),
         F.col("id").alias("_idx"),
         (F.col("id") + F.lit(first_position)).alias("_pos"),

@@ -526,7 +526,11 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
         write_event_day,
     )
     from python_helpers.generator.output import DEFAULT_SEEDS_DIR, write_seed_placeholders
-    from python_helpers.pipeline.reconcile_events import history_column_names, reconcile_events
+    from python_helpers.pipeline.reconcile_events import (
+        HISTORY_MODEL,
+        history_column_names,
+        reconcile_events,
+    )
 
     _check_options(options)
     spec = build_spec(options)
@@ -554,6 +558,14 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
             build = run_dbt(
                 [*quiet, "build", "--select", "tag:events", *dbt_flags],
                 project_dir=options.project_dir,
+            )
+        if not any(node.node.name == HISTORY_MODEL for node in build.result.results):
+            # As for the snapshots: a build that ran no model (DBT_RESOURCE_TYPES=seed in the
+            # environment) failed on the missing table, or read yesterday's.
+            raise PipelineError(
+                f"day {day}: dbt build ran no {HISTORY_MODEL} model, so nothing was "
+                "reconciled. Unset DBT_RESOURCE_TYPES / DBT_EXCLUDE_RESOURCE_TYPES (dbt reads "
+                "them from the environment), and keep the project's tag:events models."
             )
         with timer.step(day, "reconcile"):
             results.append(
