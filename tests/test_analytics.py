@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -431,3 +431,53 @@ def test_change_feed_and_as_of_on_generated_days(project: ScratchProject) -> Non
     # After day 2 (the as-of models default to now): day 2.
     same(f"select * from {project.table('cdc_check_as_of')}", 2)
     same(f"select * from {project.table('cdc_timestamp_as_of')}", 2)
+
+
+def test_change_feed_orders_versions_of_one_instant(project: ScratchProject) -> None:
+    """A timestamp snapshot whose updated_at is a date, with dbt's deletion records: an update,
+    a delete and a re-creation of key 1 in one day make versions of that day alone, the
+    updated one and the deletion record both [today, today], which tie on their range. The
+    feed ordered them by range alone, and when the deletion record came first the update
+    read as a delete and an insert. Keys 2 to 5 stay (the deletes' share stays under the
+    guard's)."""
+    project.write(
+        "snapshots/tie_snapshot.sql",
+        """
+        {% snapshot tie_snapshot %}
+        {{ config(unique_key='id', strategy='timestamp', updated_at='updated_at',
+                  hard_deletes='new_record') }}
+        select * from {{ ref('tie_source') }}
+        {% endsnapshot %}
+        """,
+    )
+    project.write(
+        "models/tie_change_feed.sql",
+        "select * from ({{ scd2_change_feed(ref('tie_snapshot')) }}) as feed\n",
+    )
+    today = datetime.now(UTC).date()
+    yesterday = today - timedelta(days=1)
+    others = [f"{key},same,{yesterday}" for key in range(2, 6)]
+    runs = []
+    for first in (f"1,a,{yesterday}", f"1,b,{today}", None, f"1,c,{today}"):
+        lines = [first, *others] if first else others
+        project.write_seed("tie_source", "id,val,updated_at", lines)
+        project.dbt("seed", "--full-refresh", "-s", "tie_source")
+        runs.append(project.dbt("snapshot", "-s", "tie_snapshot").invocation_id)
+    if datetime.now(UTC).date() != today:
+        pytest.skip("the runs crossed midnight (UTC): their versions are of two days")
+    project.dbt("run", "-s", "tie_change_feed")
+    feed = project.spark.sql(
+        f"""
+        select _change_type, val, _process_id
+        from {project.table("tie_change_feed")}
+        where id = 1
+        order by _change_order
+        """
+    ).collect()
+    assert [tuple(row) for row in feed] == [
+        ("insert", "a", runs[0]),
+        ("update_preimage", "a", runs[1]),
+        ("update_postimage", "b", runs[1]),
+        ("delete", "b", runs[2]),
+        ("insert", "c", runs[3]),
+    ]

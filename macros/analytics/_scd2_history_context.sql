@@ -106,10 +106,7 @@
         {%- endif -%}
     {%- endif -%}
     {%- set event_columns = scd2_audit.scd2_event_column_names() -%}
-    {%- set has_event_columns = [event_columns.opened_position, event_columns.closed_position,
-        event_columns.closed_as] | map('lower') | reject('in', table_columns) | list
-        | length == 0 -%}
-    {%- set is_events = snapshot.is_events or (has_event_columns and not snapshot.is_snapshot) -%}
+    {%- set is_events = scd2_audit._scd2_is_events_table(snapshot, table_columns) -%}
     {%- set metadata_names = (columns.values() | map('lower') | list)
         + (audit.values() | list) + (event_columns.values() | list if is_events else []) -%}
     {#- A unique_key entry that is an SQL expression (unique_key="coalesce(region, 'NA')"),

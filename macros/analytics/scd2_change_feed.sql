@@ -69,7 +69,9 @@
         {%- set continues = "scd2_{p}closed_as = 'update'"
             ~ ' and scd2_{p}closed_position = scd2_{n}opened_position' -%}
     {%- else -%}
-        {%- set key_order = 'scd2_effective_start, scd2_effective_end' -%}
+        {#- Versions of one instant (zero-length, several runs' changes within one day of a date
+            validity) tie on their range: the run that inserted them orders them. -#}
+        {%- set key_order = 'scd2_effective_start, scd2_effective_end, scd2_inserted_at' -%}
         {%- set continues = 'scd2_{p}valid_to = scd2_{n}valid_from' -%}
     {%- endif -%}
     {#- The key's window, written out in each call rather than named in a WINDOW clause: an

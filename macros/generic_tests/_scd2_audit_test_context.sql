@@ -30,5 +30,9 @@
                 (", so it is no SCD2 history of this package. "
                 ~ scd2_audit._scd2_stock_built_advice()))) }}
     {%- endif -%}
+    {#- An scd2_events table the graph does not build is known by its columns, as the
+        analyst macros know it: read as a snapshot's, a key deleted and created again in one
+        run showed a gap where none is. -#}
+    {%- do ctx.update({'is_events': scd2_audit._scd2_is_events_table(ctx, types.keys() | list)}) -%}
     {%- do return(ctx) -%}
 {%- endmacro %}
