@@ -650,6 +650,15 @@ def test_master_urls_in_sparks_forms_are_accepted(master: str, valid: bool) -> N
             check_master(master)
 
 
+def test_day_one_may_fall_on_the_last_date() -> None:
+    """The spec checks day 2's counts, not its date: day 1 alone on 9999-12-31 is a valid run
+    (it was refused as "day 2 would fall after 9999-12-31"); day 2 is not."""
+    spec = GeneratorSpec(10, 10, 1, 1, 0.2, 0.4, 0.4, business_date=date(9999, 12, 31))
+    assert spec.plan(1).business_date == date(9999, 12, 31)
+    with pytest.raises(InvalidGeneratorArgument, match="day 2 would fall after 9999-12-31"):
+        spec.plan(2)
+
+
 @pytest.mark.parametrize("case", range(len(BAD_CASE_IDS)), ids=BAD_CASE_IDS)
 def test_each_bad_argument_fails_clearly_and_writes_nothing(
     spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str], case: int

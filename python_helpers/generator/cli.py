@@ -186,7 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--schema",
         default=None,
-        help="schema of the tables with --format table (default: $DBT_SCHEMA, else scd2)",
+        help="schema of the tables written with --format table or --events (default: "
+        "$DBT_SCHEMA, else scd2)",
     )
     parser.add_argument(
         "--master",
@@ -361,7 +362,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
         check_schema_name(_schema(args))
     else:
         if args.schema is not None:
-            raise InvalidGeneratorArgument("--schema", "only with --format table")
+            raise InvalidGeneratorArgument("--schema", "only with --format table or --events")
         check_output_dir(_seeds_dir(args), "--seeds-dir")
 
 

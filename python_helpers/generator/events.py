@@ -77,7 +77,8 @@ _INTERNAL = ("_delayed", "_duplicate")
 
 # What each share of EventSpec means, for the command lines that set them.
 SHARE_HELP = {
-    "pct_key_change": "share of deleted keys moved into a new key by a key change",
+    "pct_key_change": "share of deleted keys moved into a new key by a key change, at most as "
+    "many as the day has new keys (the rest are deletes)",
     "pct_recreate": "share of updated keys deleted then created again (with "
     "--pct-multi-update at most 1: both take updated keys)",
     "pct_multi_update": "share of updated keys updated two or three times in the day (with "

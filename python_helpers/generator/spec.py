@@ -158,7 +158,7 @@ class GeneratorSpec:
             )
         # Day 2 keeps the survivors of day 1; later days start from no_incr_recs rows and
         # always have room (survivors <= no_incr_recs), so day 2 is the one to check.
-        survivors = self.plan(2).survivors
+        survivors = self._counts(2)[2]  # without its date: day 1 alone may be 9999-12-31
         if self.no_incr_recs < survivors:
             raise InvalidGeneratorArgument(
                 "no_incr_recs",
@@ -209,15 +209,19 @@ class GeneratorSpec:
         business_date = self.date_of(day)
         if day == 1:
             return DayPlan(1, business_date, 0, 0, 0, 0, self.no_init_recs)
+        previous, deleted, survivors, updated = self._counts(day)
+        unchanged = survivors - updated
+        inserted = self.no_incr_recs - survivors
+        return DayPlan(day, business_date, previous, deleted, updated, unchanged, inserted)
+
+    def _counts(self, day: int) -> tuple[int, int, int, int]:
+        """Day ``day``'s (>= 2) previous rows, deleted, survivors and updated."""
         previous = self.rows_on(day - 1)
         deleted = share_of(previous, self.pct_del)
         deleted_or_updated = share_of(previous, self.pct_del, self.pct_upd)
         deleted = min(deleted, previous)
         deleted_or_updated = min(max(deleted_or_updated, deleted), previous)
-        updated = deleted_or_updated - deleted
-        unchanged = previous - deleted_or_updated
-        inserted = self.no_incr_recs - (updated + unchanged)
-        return DayPlan(day, business_date, previous, deleted, updated, unchanged, inserted)
+        return previous, deleted, previous - deleted, deleted_or_updated - deleted
 
 
 def check_day(day: int) -> None:
