@@ -76,8 +76,9 @@ def test_every_day_reconciles_with_the_manifest(pipeline_run, capsys) -> None:
         assert (r.history.versions, r.history.closed) == versions
         assert r.history == r.expected_history
         # Day 1 opened 300 versions; later days open 210 (30 new, 180 updated) and close 210,
-        # each dated as the snapshot dates it (the timestamp snapshot's ends not checked).
-        checked = 210 if r.snapshot == "cdc_timestamp_snapshot" else 420
+        # each dated as the snapshot dates it (of the timestamp snapshot's ends, the 30
+        # deletes': an update's end is the next version's start, scd2_contiguous_validity's).
+        checked = 240 if r.snapshot == "cdc_timestamp_snapshot" else 420
         assert (r.dated_rows, r.misdated) == ({1: 300}.get(r.day, checked), 0)
         # The versions earlier runs left are as they left them (none before day 1).
         assert (r.kept_before is None) == (r.day == 1)
@@ -153,7 +154,8 @@ def test_reconciliation_catches_misdated_versions(pipeline_run) -> None:
     """The counts, the state and the fingerprints compare no validity a run wrote: copies of
     day 3's snapshots whose new versions start a day late (timestamp: not at the source's
     updated_at) or whose closed version ends a second late (check: not at the run's time)
-    now fail the reconciliation, and the copies as they are pass it."""
+    or whose deleted versions end a second late (timestamp too: not at the run's time) now
+    fail the reconciliation, and the copies as they are pass it."""
     project, _options, results = pipeline_run
     spark = project.spark
     audit = audit_column_names(project.root, ["--target", "local"])
@@ -183,7 +185,15 @@ def test_reconciliation_catches_misdated_versions(pipeline_run) -> None:
     later = "update {table} set dbt_valid_from = dbt_valid_from + interval 1 day"
     assert day3(
         "cdc_timestamp_snapshot", later + " where {insert_process_id} = '{run}'", "updated_at"
-    ) == [(210, 0), (210, 210)]
+    ) == [(240, 0), (240, 210)]
+    # Every end the run wrote a second late: the 30 deletes' are misdated (the run's time),
+    # the 180 updates' are scd2_contiguous_validity's (the next version's start).
+    spark.sql(f"drop table {project.table('cdc_timestamp_snapshot_misdated')}")
+    ends = (
+        "update {table} set dbt_valid_to = dbt_valid_to + interval 1 second "
+        "where {update_process_id} = '{run}'"
+    )
+    assert day3("cdc_timestamp_snapshot", ends, "updated_at") == [(240, 0), (240, 30)]
     one = (
         "update {table} set dbt_valid_to = dbt_valid_to + interval 1 second "
         "where {update_process_id} = '{run}' and key_1 = "

@@ -173,13 +173,16 @@ def dating_sql(
     audit: dict[str, str],
     updated_at: str | None,
     deletion_records: bool = False,
+    keys: Sequence[str] = (),
 ) -> str:
     """(versions of the run checked, those of them dated otherwise than the snapshot dates
     them). With ``updated_at`` (validity following the source's updated_at: the timestamp
     strategy, or check with updated_at), each version the run opened starts at its row's
     updated_at, which the generator wrote (``deletion_records``: hard_deletes='new_record',
-    whose deletion records start at the run's time, are left out; so are the ends, an update's
-    at the next version's start). Without it (check), each version the run opened starts, and
+    whose deletion records start at the run's time, are left out), and each version of a key
+    it closed without opening another (a delete; ``keys``, the key columns, tell) ends at the
+    run's time, its audit update_ts (an update's end, the next version's start, is
+    scd2_contiguous_validity's). Without it (check), each version the run opened starts, and
     each it closed ends, at the run's time, as its audit insert_ts and update_ts record it
     (one snapshot_get_time() in one query). The counts, the state and the fingerprints compare
     no validity the run wrote."""
@@ -187,8 +190,32 @@ def dating_sql(
     inserted = f"{audit['insert_process_id']} <=> '{run}'"
     closed = f"{audit['update_process_id']} <=> '{run}'"
     if updated_at is not None:
-        checked = inserted + (" and dbt_is_deleted <=> 'False'" if deletion_records else "")
-        wrong = f"not (dbt_valid_from <=> cast({updated_at} as timestamp))"
+        opened = inserted + (" and dbt_is_deleted <=> 'False'" if deletion_records else "")
+        deleted = f"{closed} and scd2_reopened is null"
+        checked = f"({opened}) or ({deleted})"
+        wrong = (
+            f"({opened} and not (dbt_valid_from <=> cast({updated_at} as timestamp))) "
+            f"or ({deleted} and not (dbt_valid_to <=> {audit['update_ts']}))"
+        )
+        key_list = ", ".join(keys)
+        matched = " and ".join(f"v.{key} <=> o.{key}" for key in keys)
+        return f"""
+            with reopened as (
+                select distinct {key_list}, true as scd2_reopened
+                from {snapshot_table}
+                where {opened}
+            ),
+
+            versions as (
+                select v.*, o.scd2_reopened
+                from {snapshot_table} as v
+                left join reopened as o on {matched}
+            )
+
+            select count(*), count_if({wrong})
+            from versions
+            where {checked}
+        """
     else:
         checked = f"{inserted} or {closed}"
         wrong = (
@@ -382,7 +409,7 @@ def reconcile(
         state_sql(table, f"{schema}.{source}", columns or keys, audit)
     )
     ((dated_rows, misdated),) = execute(
-        dating_sql(table, run_id, audit, updated_at, deletion_records)
+        dating_sql(table, run_id, audit, updated_at, deletion_records, keys)
     )
     ((versions, closed),) = execute(history_sql(table, audit))
     ((*fingerprints,),) = execute(fingerprint_sql(table, columns or keys, audit, run_id))
