@@ -1012,6 +1012,16 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
     # Signed, as a BCE year would be: Spark read it as arithmetic (-2024 - 1 - 1).
     message = compile_error("scd2_as_of(ref('plain'), '-2024-01-01', unique_key='id')")
     assert "-2024-01-01" in message and "is no ISO 8601 date or date and time" in message, message
+    # In SQL quotes, the same moment (as SQL, Spark read it in the session's time zone).
+    moments = [
+        compiled_code(dbt_project.dbt("compile", "--inline", f"{{{{ {call} }}}}"))
+        for call in (
+            "scd2_audit._scd2_timestamp_sql('2024-01-01 12:00:00')",
+            "scd2_audit._scd2_timestamp_sql(\"'2024-01-01 12:00:00'\")",
+            "scd2_audit._scd2_timestamp_sql(\"' 2024-01-01 12:00:00 '\")",
+        )
+    ]
+    assert len(set(moments)) == 1 and "'2024-01-01 12:00:00" in moments[0], moments
     message = compile_error("scd2_current(ref('plain'), include_metadata='no', unique_key='id')")
     assert "include_metadata must be true or false, got no" in message, message
     # The table's name as text, not a relation: no config to read keys or columns from.

@@ -8,7 +8,7 @@
         digit (signed or not: no timestamp expression does) is meant as a moment, not as SQL:
         one that is no ISO 8601 moment (`27.11.2026`, `2024/01/01`, `2024-01-01 12:00:00 UTC`,
         `2024-02-30`, `-2024-01-01`) fails naming the forms taken, where Spark's parser failed
-        on it, or read `2024/01/01` as a division.
+        on it, or read `2024/01/01` as a division. An ISO moment in SQL quotes is that moment.
     -#}
     {%- set text = '' if value is none else value | string | trim -%}
     {%- if not text -%}
@@ -24,7 +24,12 @@
             ~ "'2024-01-01 12:00:00+02:00', or a SQL timestamp expression, e.g. "
             ~ "current_timestamp() or current_date() - interval 1 day.") }}
     {%- endif -%}
-    {%- set literal = scd2_audit._scd2_utc_timestamp_sql(text) -%}
+    {#- A moment in SQL quotes ("'2024-01-01 12:00:00'", as a caller writes a string in
+        SQL) is the same moment: as SQL, Spark read the string in the session's time zone,
+        so that it named another instant than the unquoted text in any zone but UTC. -#}
+    {%- set quoted = modules.re.match("^'([^']*)'$", text) -%}
+    {%- set literal = scd2_audit._scd2_utc_timestamp_sql(quoted.group(1) | trim if quoted
+        else text) -%}
     {%- if execute and literal is none and modules.re.match('^[-+]?[0-9]', text) -%}
         {{ exceptions.raise_compiler_error(
             "scd2_as_of: the as-of moment '" ~ text ~ "' is no ISO 8601 date or date and time "
