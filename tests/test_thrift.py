@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 from pyhive import hive
 
-from python_helpers.operations.thrift import pid_alive, port_in_use
+from python_helpers.operations.thrift import _query_within, pid_alive, port_in_use
 from python_helpers.pipeline.run import (
     QUERY_VERBS,
     PipelineOptions,
@@ -142,6 +143,32 @@ def test_start_reports_a_server_that_dies(tmp_path: Path) -> None:
     assert "exited with status" in died.stderr
     assert "no-jdk/bin/java" in died.stderr, "the log's tail is shown"
     assert not (tmp_path / "thrift" / f"thrift-{port}.pid").exists()
+
+
+def test_start_reports_a_server_that_dies_and_keeps_the_log_before(tmp_path: Path) -> None:
+    """A start after a crash: the crashed server's log (what says why) is kept as .log.1,
+    where the new start wrote over it."""
+    port = str(_free_port())
+    folder = tmp_path / "thrift"
+    folder.mkdir()
+    (folder / f"thrift-{port}.log").write_text("the crashed server's last words\n")
+    no_jdk = {"JAVA_HOME": str(tmp_path / "no-jdk")}
+    died = _cli("start", "--port", port, "--lakehouse-dir", str(tmp_path), env=no_jdk)
+    assert died.returncode == 1
+    assert (folder / f"thrift-{port}.log.1").read_text() == "the crashed server's last words\n"
+    assert "no-jdk/bin/java" in (folder / f"thrift-{port}.log").read_text()
+
+
+def test_a_server_that_never_answers_is_given_up_at_the_timeout() -> None:
+    """A port that accepts connections and never answers (a server hung in its start):
+    PyHive's socket has no timeout, and start waited past its --timeout."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.listen()
+        port = listener.getsockname()[1]
+        began = time.monotonic()
+        ok, why = _query_within("127.0.0.1", port, "dbt", 2.0)
+        assert not ok and "no answer to a query within 2 s" in why, why
+        assert time.monotonic() - began < 30
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -284,6 +285,19 @@ def query_ok(host: str, port: int, user: str) -> tuple[bool, str]:
     return True, ""
 
 
+def _query_within(host: str, port: int, user: str, seconds: float) -> tuple[bool, str]:
+    """:func:`query_ok`, given up after ``seconds``: PyHive's socket has no timeout, so a
+    server that accepts the connection and never answers held start past its --timeout. The
+    thread left waiting is a daemon and ends with the connection or the process."""
+    outcome: list[tuple[bool, str]] = []
+    worker = threading.Thread(
+        target=lambda: outcome.append(query_ok(host, port, user)), daemon=True
+    )
+    worker.start()
+    worker.join(max(seconds, POLL_SECONDS))
+    return outcome[0] if outcome else (False, f"no answer to a query within {seconds:.0f} s")
+
+
 # --- the three commands -------------------------------------------------------------------
 
 
@@ -384,6 +398,8 @@ def start(
     )
     command = build_command(host, port, conf, files.properties, master)
     env = {**os.environ, "SPARK_HOME": str(spark_home())}
+    if files.log.exists():  # the previous server's log says why it went down: kept, once
+        files.log.replace(files.log.with_name(f"{files.log.name}.1"))
     with files.log.open("w") as log:
         log.write(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n")
         log.flush()
@@ -433,7 +449,7 @@ def _wait_ready(
         if port_in_use(host, port):
             if not query_check:
                 return
-            ok, last_error = query_ok(host, port, user)
+            ok, last_error = _query_within(host, port, user, deadline - time.monotonic())
             if ok:
                 return
         if time.monotonic() >= deadline:
