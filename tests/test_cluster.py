@@ -53,7 +53,13 @@ from python_helpers.operations.cluster import (
     running_parts,
 )
 from python_helpers.operations.cluster import stop as stop_cluster
-from python_helpers.operations.thrift import SERVER_CLASS, ServerFiles, pid_alive, port_in_use
+from python_helpers.operations.thrift import (
+    SERVER_CLASS,
+    ServerFiles,
+    exclusive,
+    pid_alive,
+    port_in_use,
+)
 from python_helpers.pipeline.run import PipelineError, check_no_server_on_lakehouse
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 from tests import reliability_driver as driver
@@ -120,6 +126,28 @@ def test_bad_arguments_and_nothing_to_stop(tmp_path: Path) -> None:
     assert stopped.returncode == 0 and "no cluster runs" in stopped.stdout
     restart = _cli(tmp_path, "restart", "metastore")
     assert restart.returncode == 2 and "no cluster runs" in restart.stderr, restart.stderr
+
+
+def test_starts_and_stops_at_once_are_refused(tmp_path: Path) -> None:
+    """Two starts at once both passed the checks (nothing running, ports free): the one that
+    lost stopped the other's parts in its cleanup, or, for Thrift, removed the winner's pid
+    file. While one runs (it holds the lock), another is refused, naming why."""
+    busy = RuntimeError("held")
+    with exclusive(tmp_path / "cluster" / "cluster.lock", busy):
+        stopped = _cli(tmp_path, "stop")
+        assert stopped.returncode == 1, stopped.stderr
+        assert "another start, stop or restart of the cluster" in stopped.stderr
+        status = _cli(tmp_path, "status")  # reads only: not locked
+        assert status.returncode == 3, status.stderr
+    with exclusive(tmp_path / "thrift" / "start.lock", busy):
+        started = subprocess.run(
+            [sys.executable, "-m", "python_helpers.operations.thrift", "start",
+             "--lakehouse-dir", str(tmp_path), "--port", "10097"],
+            capture_output=True, text=True, timeout=120, cwd=PROJECT_ROOT,
+        )  # fmt: skip
+        assert started.returncode == 1, started.stderr
+        assert "another start of a Spark Thrift Server" in started.stderr
+    assert _cli(tmp_path, "stop").returncode == 0
 
 
 @pytest.mark.parametrize("shared", [False, True], ids=["derby", "cluster"])

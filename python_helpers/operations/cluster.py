@@ -38,6 +38,7 @@ from xml.sax.saxutils import escape
 from python_helpers.operations.thrift import (
     ThriftStopError,
     ThriftUsageError,
+    exclusive,
     log_tail,
     on_shared_metastore,
     pid_alive,
@@ -523,6 +524,26 @@ def _spark_env() -> dict[str, str]:
 # --- the commands -------------------------------------------------------------------
 
 
+def start_ports(workers: int, worker_cores: int, port_offset: int, timeout: float) -> ClusterPorts:
+    """The ports of a start with these options; raise :class:`ClusterUsageError` on a bad one,
+    before anything is written."""
+    if workers < 1:
+        raise ClusterUsageError(f"--workers: at least 1, got {workers}")
+    if worker_cores < 1:
+        raise ClusterUsageError(f"--worker-cores: at least 1, got {worker_cores}")
+    if timeout <= 0:
+        raise ClusterUsageError(f"--timeout: must be positive, got {timeout}")
+    ports = ClusterPorts.for_offset(port_offset, workers)
+    outside = [port for port in ports.all() if not 1024 <= port <= 65535]
+    if outside:
+        raise ClusterUsageError(
+            f"--port-offset {port_offset} with {workers} worker(s) puts port(s) "
+            f"{', '.join(map(str, outside))} outside 1024-65535; choose an offset between "
+            f"{1024 - min(ports.all()) + port_offset} and {65535 - max(ports.all()) + port_offset}"
+        )
+    return ports
+
+
 def start(
     workers: int = DEFAULT_WORKERS,
     port_offset: int = 0,
@@ -533,26 +554,13 @@ def start(
 ) -> ClusterState:
     """Start PostgreSQL, the metastore service, the master and the workers; raise on failure
     (stopping whatever this call started)."""
-    if workers < 1:
-        raise ClusterUsageError(f"--workers: at least 1, got {workers}")
-    if worker_cores < 1:
-        raise ClusterUsageError(f"--worker-cores: at least 1, got {worker_cores}")
+    ports = start_ports(workers, worker_cores, port_offset, timeout)
     running = running_parts()
     if running:
         raise ClusterAlreadyRunningError(
             f"the cluster of {lakehouse_dir()} already runs ({', '.join(running)}). Stop it "
             "first: make cluster-stop (python -m python_helpers.operations.cluster stop)"
         )
-    ports = ClusterPorts.for_offset(port_offset, workers)
-    outside = [port for port in ports.all() if not 1024 <= port <= 65535]
-    if outside:
-        raise ClusterUsageError(
-            f"--port-offset {port_offset} with {workers} worker(s) puts port(s) "
-            f"{', '.join(map(str, outside))} outside 1024-65535; choose an offset between "
-            f"{1024 - min(ports.all()) + port_offset} and {65535 - max(ports.all()) + port_offset}"
-        )
-    if timeout <= 0:
-        raise ClusterUsageError(f"--timeout: must be positive, got {timeout}")
     _check_free(ports.all())
     _java()
     _jdbc_jar()
@@ -979,36 +987,51 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    busy = ClusterAlreadyRunningError(
+        f"another start, stop or restart of the cluster of {lakehouse_dir()} is under way; "
+        "wait for it to end (make cluster-status), then try again"
+    )
     try:
         if args.command == "start":
-            start(
-                args.workers,
-                _env_offset() if args.port_offset is None else args.port_offset,
-                args.worker_memory,
-                args.timeout,
-                worker_cores=args.worker_cores,
-            )
-            return 0
-        if args.command == "restart":
-            restart(args.part, args.timeout)
-            return 0
-        if args.command == "stop":
-            return 1 if any("NOT STOPPED" in line for line in stop()) else 0
-        state, running = status()
-        if state is None and not running:
-            print(f"no cluster runs for {lakehouse_dir()}")
-            return EXIT_NOT_RUNNING
-        if state is not None:
-            print(describe(state))
-        else:
-            print(f"cluster of {lakehouse_dir()}: {', '.join(running)} running, no state file")
-        return 0 if running else EXIT_NOT_RUNNING
+            args.port_offset = _env_offset() if args.port_offset is None else args.port_offset
+            # Bad options refused before the lock file (or anything) is written.
+            start_ports(args.workers, args.worker_cores, args.port_offset, args.timeout)
+        if args.command in ("start", "stop", "restart"):
+            with exclusive(cluster_dir() / "cluster.lock", busy):
+                return _command(args)
+        return _command(args)
     except ClusterUsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except ClusterError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+
+
+def _command(args: argparse.Namespace) -> int:
+    if args.command == "start":
+        start(
+            args.workers,
+            args.port_offset,
+            args.worker_memory,
+            args.timeout,
+            worker_cores=args.worker_cores,
+        )
+        return 0
+    if args.command == "restart":
+        restart(args.part, args.timeout)
+        return 0
+    if args.command == "stop":
+        return 1 if any("NOT STOPPED" in line for line in stop()) else 0
+    state, running = status()
+    if state is None and not running:
+        print(f"no cluster runs for {lakehouse_dir()}")
+        return EXIT_NOT_RUNNING
+    if state is not None:
+        print(describe(state))
+    else:
+        print(f"cluster of {lakehouse_dir()}: {', '.join(running)} running, no state file")
+    return 0 if running else EXIT_NOT_RUNNING
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import fcntl
 import os
 import signal
 import socket
@@ -25,7 +26,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -296,6 +297,21 @@ def _query_within(host: str, port: int, user: str, seconds: float) -> tuple[bool
     worker.start()
     worker.join(max(seconds, POLL_SECONDS))
     return outcome[0] if outcome else (False, f"no answer to a query within {seconds:.0f} s")
+
+
+@contextlib.contextmanager
+def exclusive(lock: Path, busy: Exception) -> Iterator[None]:
+    """Hold ``lock`` (an flock, released when the process ends, however it ends) for the
+    block; raise ``busy`` when another process holds it. Two starts at once both passed the
+    checks (no pid file, port free), and the one that lost removed the winner's pid file, or,
+    for the cluster, stopped the other start's parts in its cleanup."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise busy from None
+        yield
 
 
 # --- the three commands -------------------------------------------------------------------
@@ -673,9 +689,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         host = getattr(args, "host", None) or os.environ.get("SPARK_THRIFT_HOST") or DEFAULT_HOST
         if args.command == "start":
             user = args.user or os.environ.get("SPARK_THRIFT_USER") or "dbt"
-            server = start(
-                host, port, args.timeout, user, not args.no_query_check, on_cluster=args.cluster
+            busy = ThriftAlreadyRunningError(
+                f"another start of a Spark Thrift Server on {lakehouse_dir()} is under way; "
+                "wait for it to end (make thrift-status), then try again"
             )
+            with exclusive(ServerFiles(port).folder / "start.lock", busy):
+                server = start(
+                    host,
+                    port,
+                    args.timeout,
+                    user,
+                    not args.no_query_check,
+                    on_cluster=args.cluster,
+                )
             print(
                 f"Spark Thrift Server ready on {host}:{port} (pid {server.pid})\n"
                 f"  lakehouse: {lakehouse_dir()}\n"
