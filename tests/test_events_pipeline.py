@@ -13,9 +13,15 @@ import shutil
 
 import pytest
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
-from python_helpers.generator import GeneratorSpec, frames
-from python_helpers.generator.events import EXPECTED_TABLE, EventSpec, generate_events
+from python_helpers.generator import GeneratorSpec, frames, generate_day
+from python_helpers.generator.events import (
+    EXPECTED_TABLE,
+    EventSpec,
+    delayed_keys,
+    generate_events,
+)
 from python_helpers.pipeline.reconcile_events import (
     HISTORY_MODEL,
     history_column_names,
@@ -95,6 +101,10 @@ def test_every_run_reconciles_version_by_version(events_run, capsys) -> None:
     assert [r.day for r in results] == list(range(1, DAYS[options.events.shape] + 1))
     for r in results:
         assert r.all_ok, r
+        # The open versions are the day's rows, but for the keys whose events come next day.
+        assert r.state is not None and r.state[1] == 0, r.state
+        assert ROWS - ROWS // 10 < r.state[0] <= ROWS, r.state
+    assert results[0].state == (ROWS, 0)  # day 1's reads are never held back
     # Day 1: every row read once (duplicates delivered, counted once), nothing closed.
     assert (results[0].observed("open"), results[0].observed("close")) == (ROWS, 0)
     # Later days: deletes and key changes are never delayed, so their counts are exact.
@@ -160,6 +170,33 @@ def test_reconciliation_catches_versions_altered_or_repeated(events_run) -> None
         )
         if name == "none":
             assert again.all_ok and again.counts == results[2].counts, again
+            # The day's true rows as the pipeline passes them, then with one value off: the
+            # state check sees the open version and the row that no longer match.
+            truth = generate_day(spark, spec, 3).source
+            held = delayed_keys(spark, spec, options.events, 3)
+            held.createOrReplaceTempView("held_keys")
+            first = truth.join(held, spec.key_columns, "left_anti").first()
+            off = F.when(F.col("key_1") == first["key_1"], F.col("col_1") + 1).otherwise(
+                F.col("col_1")
+            )
+            for view, rows in (("true_rows", truth), ("off_rows", truth.withColumn("col_1", off))):
+                rows.createOrReplaceTempView(view)
+            states = [
+                reconcile_events(
+                    lambda sql: spark.sql(sql).collect(),
+                    schema,
+                    f"{project.schema}.{EXPECTED_TABLE}",
+                    spec.key_columns,
+                    spec.value_columns,
+                    3,
+                    run3,
+                    names,
+                    fingerprint_before=results[1].after,
+                    truth=(view, "held_keys"),
+                ).state
+                for view in ("true_rows", "off_rows")
+            ]
+            assert states == [results[2].state, (results[2].state[0], 2)], states
         elif name == "earlier":
             assert all(again.differing(kind) == 0 for kind in ("open", "close")), again
             assert not again.kept_ok and not again.all_ok, again

@@ -200,6 +200,15 @@ def generate_events(
     )
 
 
+def delayed_keys(
+    spark: SparkSession, spec: GeneratorSpec, events: EventSpec, day: int
+) -> DataFrame:
+    """The keys of day ``day``'s events held back for the next day's batch: until it comes,
+    a history holds such a key as the day before left it (or not at all, for a create)."""
+    delayed = _day_events(spark, spec, events, day)[0].filter(F.col("_delayed"))
+    return delayed.select(*spec.key_columns).distinct()
+
+
 def _day_events(
     spark: SparkSession, spec: GeneratorSpec, events: EventSpec, day: int
 ) -> tuple[DataFrame, DataFrame]:

@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from python_helpers.generator.events import OPEN, QUARANTINE, TIME_COLUMN, previous_column
-from python_helpers.pipeline.reconcile import Executor, Fingerprint, dbt_show_json, fingerprint_sql
+from python_helpers.pipeline.reconcile import (
+    Executor,
+    Fingerprint,
+    dbt_show_json,
+    fingerprint_sql,
+    state_sql,
+)
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 
 HISTORY_MODEL = "events_history"
@@ -59,6 +65,14 @@ class EventReconciliation:
     kept: Fingerprint = field(default_factory=Fingerprint)
     kept_before: Fingerprint | None = None
     after: Fingerprint = field(default_factory=Fingerprint)
+    # The open versions against the day's true state (the day generator's rows, keys whose
+    # events are held back for the next batch left out): (true rows, rows that differ), or
+    # None when not checked.
+    state: tuple[int, int] | None = None
+
+    @property
+    def state_ok(self) -> bool:
+        return self.state is None or self.state[1] == 0
 
     @property
     def kept_ok(self) -> bool:
@@ -78,7 +92,7 @@ class EventReconciliation:
 
     @property
     def all_ok(self) -> bool:
-        return all(self.differing(kind) == 0 for kind in KINDS) and self.kept_ok
+        return all(self.differing(kind) == 0 for kind in KINDS) and self.kept_ok and self.state_ok
 
 
 def reconciliation_sql(
@@ -185,10 +199,16 @@ def reconcile_events(
     run_id: str,
     names: dict,
     fingerprint_before: Fingerprint | None = None,
+    truth: tuple[str, str] | None = None,
 ) -> EventReconciliation:
     """Compare one run of the events model with what the generator expects of it, and the
     versions that were there before the run with ``fingerprint_before`` (the ``after`` of the
-    previous run's reconciliation): none of them changed, went or came twice."""
+    previous run's reconciliation): none of them changed, went or came twice. ``truth``:
+    (relation of the day's true rows, relation of the keys held back, both with the key
+    columns): the open versions, keys and values, are compared with those rows, but for the
+    keys held back. The expected versions come from the same events as the batch, so they
+    cannot tell an event the generator got wrong; the day's rows are the day generator's, built
+    and tested on their own (the seed pipeline's truth)."""
     quarantine = f"{HISTORY_MODEL}__quarantine"
     exists = any(row[1] == quarantine for row in execute(f"show tables in {schema}"))
     sql = reconciliation_sql(
@@ -216,6 +236,18 @@ def reconcile_events(
         fingerprint_sql(table, columns, audit, run_id, dbt_kept=(), dbt_closing=closing)
     )
     kept, after = (Fingerprint(*map(int, fingerprints[i : i + 4])) for i in (0, 4))
+    state = None
+    if truth is not None:
+        rows, held = truth
+        held_back = " and ".join(f"v.{k} <=> h.{k}" for k in keys)
+
+        def but_held(relation: str) -> str:
+            return f"(select v.* from {relation} as v left anti join {held} as h on {held_back})"
+
+        ((true_rows, extra, missing),) = execute(
+            state_sql(but_held(table), but_held(rows), [*keys, *values], audit)
+        )
+        state = (int(true_rows), int(extra) + int(missing))
     return EventReconciliation(
-        day, run_id, counts, kept=kept, kept_before=fingerprint_before, after=after
+        day, run_id, counts, kept=kept, kept_before=fingerprint_before, after=after, state=state
     )

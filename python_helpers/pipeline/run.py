@@ -61,6 +61,9 @@ if TYPE_CHECKING:
 QUERY_VERBS = {"select", "with", "show", "describe", "desc"}
 # dbt's targets in profiles.yml that the pipeline runs on.
 TARGETS = ("local", "thrift", "cluster")
+# The events reconciliation's temporary views of the session: the day's true rows, the keys
+# whose events come with the next day's batch.
+TRUE_ROWS_VIEW, HELD_KEYS_VIEW = "scd2_events_true_rows", "scd2_events_held_keys"
 
 
 class PipelineError(RuntimeError):
@@ -519,8 +522,10 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
     (and the versions it must produce), then ``dbt build`` of the events models (the
     scd2_events history, its views and their tests), then the run is reconciled version by
     version. Raises on a failed step."""
+    from python_helpers.generator import generate_day
     from python_helpers.generator.events import (
         EXPECTED_TABLE,
+        delayed_keys,
         generate_events,
         landing_dir,
         write_event_day,
@@ -568,6 +573,8 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
                 "them from the environment), and keep the project's tag:events models."
             )
         with timer.step(day, "reconcile"):
+            generate_day(spark, spec, day).source.createOrReplaceTempView(TRUE_ROWS_VIEW)
+            delayed_keys(spark, spec, events, day).createOrReplaceTempView(HELD_KEYS_VIEW)
             results.append(
                 reconcile_events(
                     execute,
@@ -579,6 +586,7 @@ def run_event_days(options: PipelineOptions, timer: StepTimer) -> list[EventReco
                     build.invocation_id,
                     names,
                     fingerprint_before=results[-1].after if results else None,
+                    truth=(TRUE_ROWS_VIEW, HELD_KEYS_VIEW),
                 )
             )
     return results
@@ -610,8 +618,15 @@ def report_events(results: list[EventReconciliation], timer: StepTimer) -> bool:
                 f"  {r.day:>3}  {r.run_id:<36}  {'kept':<10} {r.kept.versions:>8} "
                 f"{r.kept_before.versions:>8} {'':>7}  {'OK' if r.kept_ok else 'MISMATCH'}"
             )
+        if r.state is not None:
+            ok &= r.state_ok
+            print(
+                f"  {r.day:>3}  {r.run_id:<36}  {'state':<10} {'':>8} {r.state[0]:>8} "
+                f"{r.state[1]:>7}  {'OK' if r.state_ok else 'MISMATCH'}"
+            )
     print("\n(differ: versions missing, unexpected, or with other values, origin or closing;")
-    print(" kept: versions from earlier runs, every column as the previous run left them)")
+    print(" kept: versions from earlier runs, every column as the previous run left them;")
+    print(" state: open versions against the day's rows, keys whose events come next day aside)")
     print("Result:", "every reconciliation OK" if ok else "MISMATCH found")
     return ok
 
