@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 import uuid
-from datetime import date
+from datetime import UTC, date, datetime
 from functools import reduce
 from pathlib import Path
 
@@ -464,6 +464,35 @@ def test_table_output_writes_iceberg_tables(spark: SparkSession) -> None:
     assert spark.sql(f"select * from {schema}.cdc_source.snapshots").count() == 2
     days = spark.table(f"{schema}.cdc_changes").groupBy("day").count().collect()
     assert [tuple(r) for r in days] == [(3, 12000)]
+
+
+def test_a_session_in_another_zone_writes_the_same_instants(spark: SparkSession) -> None:
+    """The generator reuses a session running in the process (a notebook's), whatever its
+    time zone: its dates are midnight UTC and its event times UTC instants all the same (a
+    Paris session shifted every updated_at and event time by an hour), and the session's zone
+    is given back."""
+    schema = "generate_zone"
+    spark.sql(f"drop schema if exists {schema} cascade")
+    small = ["30", "30", "1", "1", "0.2", "0.4", "0.4", "--schema", schema]
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "Europe/Paris")
+    try:
+        assert main([*small, "--format", "table", "--day", "2"]) == 0
+        assert main([*small, "--events", "flat", "--day", "2"]) == 0
+        assert spark.conf.get("spark.sql.session.timeZone") == "Europe/Paris"
+        moments = spark.sql(
+            f"""
+            select
+                min(unix_seconds(updated_at)), max(unix_seconds(updated_at)),
+                (select min(unix_seconds(event_ts)) from {schema}.raw_events where op != 'r')
+            from {schema}.cdc_source
+            """
+        ).first()
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+    day1, day2 = (int(datetime(2024, 1, d, tzinfo=UTC).timestamp()) for d in (1, 2))
+    assert (moments[0], moments[1]) == (day1, day2)
+    assert day2 <= moments[2] < day2 + 86400  # the day's events, on day 2 in UTC
 
 
 def test_events_mode_writes_each_days_change_events(spark: SparkSession) -> None:

@@ -15,6 +15,8 @@ from collections.abc import Collection, Sequence
 from datetime import date
 from pathlib import Path
 
+from pyspark.sql import SparkSession
+
 from python_helpers.generator.events import (
     DEBEZIUM_TABLE,
     EVENTS_TABLE,
@@ -22,6 +24,7 @@ from python_helpers.generator.events import (
     OP_COLUMN,
     SHAPES,
     EventDay,
+    EventSpec,
     add_share_arguments,
     generate_events,
     landing_dir,
@@ -39,7 +42,7 @@ from python_helpers.generator.output import (
     write_seed_files,
     write_tables,
 )
-from python_helpers.generator.session import DEFAULT_MASTER, generator_session
+from python_helpers.generator.session import DEFAULT_MASTER, generator_session, in_utc
 from python_helpers.generator.spec import (
     CHANGES_TABLE,
     DEFAULT_BUSINESS_DATE,
@@ -250,33 +253,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_ARGUMENT
     try:
-        started = time.perf_counter()
-        if event_spec is not None:
-            data = generate_events(spark, spec, event_spec, args.day or 1)
-            schema = _schema(args)
-            landing = landing_dir(lakehouse_dir(), schema)
-            written = [write_event_day(data, schema, landing), f"{schema}.{EXPECTED_TABLE}"]
-            days = []
-            print(_event_summary(data))
-        elif args.initial_output is not None:
-            days = [generate_day(spark, spec, 1), generate_day(spark, spec, 2)]
-            written = [
-                str(p)
-                for p in write_day_folders(*days, args.initial_output, args.incremental_output)
-            ]
-        else:
-            days = [generate_day(spark, spec, args.day or 1)]
-            if args.format == "table":
-                written = write_tables(days[0], _schema(args))
-            else:
-                written = [str(p) for p in write_seed_files(days[0], _seeds_dir(args))]
-        for data in days:
-            print(_summary(data))
-        print(f"wrote {', '.join(written)} in {time.perf_counter() - started:.1f} s")
+        with in_utc(spark):
+            _generate(spark, args, spec, event_spec)
     finally:
         if started_here:
             spark.stop()
     return 0
+
+
+def _generate(
+    spark: SparkSession,
+    args: argparse.Namespace,
+    spec: GeneratorSpec,
+    event_spec: EventSpec | None,
+) -> None:
+    started = time.perf_counter()
+    if event_spec is not None:
+        data = generate_events(spark, spec, event_spec, args.day or 1)
+        schema = _schema(args)
+        landing = landing_dir(lakehouse_dir(), schema)
+        written = [write_event_day(data, schema, landing), f"{schema}.{EXPECTED_TABLE}"]
+        days = []
+        print(_event_summary(data))
+    elif args.initial_output is not None:
+        days = [generate_day(spark, spec, 1), generate_day(spark, spec, 2)]
+        written = [
+            str(p) for p in write_day_folders(*days, args.initial_output, args.incremental_output)
+        ]
+    else:
+        days = [generate_day(spark, spec, args.day or 1)]
+        if args.format == "table":
+            written = write_tables(days[0], _schema(args))
+        else:
+            written = [str(p) for p in write_seed_files(days[0], _seeds_dir(args))]
+    for data in days:
+        print(_summary(data))
+    print(f"wrote {', '.join(written)} in {time.perf_counter() - started:.1f} s")
 
 
 def option_name(argument: str, positionals: Collection[str] = ()) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
@@ -28,3 +30,20 @@ def generator_session(master: str | None = None) -> tuple[SparkSession, bool]:
     if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
         master = DEFAULT_MASTER
     return lakehouse_session(APP_NAME, master), True
+
+
+TIME_ZONE = "spark.sql.session.timeZone"
+
+
+@contextmanager
+def in_utc(spark: SparkSession) -> Iterator[SparkSession]:
+    """``spark`` with its session time zone UTC for the block, then as it was: the generator's
+    dates become midnight UTC and its event times UTC instants, as in the lakehouse's own
+    session, also in a session reused from a notebook set to another zone (where every
+    ``updated_at`` and event time of the tables was shifted by its offset)."""
+    zone = spark.conf.get(TIME_ZONE)
+    spark.conf.set(TIME_ZONE, "UTC")
+    try:
+        yield spark
+    finally:
+        spark.conf.set(TIME_ZONE, zone)
