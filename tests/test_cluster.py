@@ -98,7 +98,8 @@ def test_bad_arguments_and_nothing_to_stop(tmp_path: Path) -> None:
     refusals = {
         ("--workers", "0"): "argument --workers: must be at least 1, got 0",
         ("--worker-cores", "-1"): "argument --worker-cores: must be at least 1, got -1",
-        ("--timeout", "0"): "argument --timeout: must be positive",
+        ("--timeout", "0"): "argument --timeout: must be a positive, finite number",
+        ("--timeout", "inf"): "argument --timeout: must be a positive, finite number",
         ("--port-offset", "x"): "argument --port-offset: not a whole number: 'x'",
         # 55432 + 60000 is no port: getaddrinfo would wrap it and probe another
         ("--port-offset", "60000"): "puts port(s) 115432, 69083",
@@ -132,14 +133,13 @@ def test_starts_and_stops_at_once_are_refused(tmp_path: Path) -> None:
     """Two starts at once both passed the checks (nothing running, ports free): the one that
     lost stopped the other's parts in its cleanup, or, for Thrift, removed the winner's pid
     file. While one runs (it holds the lock), another is refused, naming why."""
-    busy = RuntimeError("held")
-    with exclusive(tmp_path / "cluster" / "cluster.lock", busy):
+    with exclusive(tmp_path / "cluster" / "cluster.lock", "a test", RuntimeError):
         stopped = _cli(tmp_path, "stop")
         assert stopped.returncode == 1, stopped.stderr
         assert "another start, stop or restart of the cluster" in stopped.stderr
         status = _cli(tmp_path, "status")  # reads only: not locked
         assert status.returncode == 3, status.stderr
-    with exclusive(tmp_path / "thrift" / "start.lock", busy):
+    with exclusive(tmp_path / "thrift" / "start.lock", "a test", RuntimeError):
         started = subprocess.run(
             [sys.executable, "-m", "python_helpers.operations.thrift", "start",
              "--lakehouse-dir", str(tmp_path), "--port", "10097"],
@@ -270,6 +270,8 @@ def test_pids_other_processes_took_are_no_parts(
         (tmp_path / "cluster" / "cluster.json").write_text('{"ports": {"postg')
         report = stop_cluster(say=False)
         assert "is unreadable" in report[0] and "stop any still running by hand" in report[0]
+        # ... and fails (make clean then keeps the lakehouse those parts may still use).
+        assert _cli(tmp_path, "stop").returncode == 1
     finally:
         for process in (foreign, master, worker):
             process.kill()

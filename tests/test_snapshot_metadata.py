@@ -1022,6 +1022,9 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
         )
     ]
     assert len(set(moments)) == 1 and "'2024-01-01 12:00:00" in moments[0], moments
+    # ... and quoted text that is no moment fails as unquoted (as SQL, a NULL: no rows).
+    message = compile_error("scd2_as_of(ref('plain'), \"'2024-02-30'\", unique_key='id')")
+    assert "2024-02-30" in message and "is no ISO 8601 date or date and time" in message, message
     message = compile_error("scd2_current(ref('plain'), include_metadata='no', unique_key='id')")
     assert "include_metadata must be true or false, got no" in message, message
     # The table's name as text, not a relation: no config to read keys or columns from.

@@ -28,11 +28,12 @@
         SQL) is the same moment: as SQL, Spark read the string in the session's time zone,
         so that it named another instant than the unquoted text in any zone but UTC. -#}
     {%- set quoted = modules.re.match("^'([^']*)'$", text) -%}
-    {%- set literal = scd2_audit._scd2_utc_timestamp_sql(quoted.group(1) | trim if quoted
-        else text) -%}
-    {%- if execute and literal is none and modules.re.match('^[-+]?[0-9]', text) -%}
+    {%- set moment = quoted.group(1) | trim if quoted else text -%}
+    {%- set literal = scd2_audit._scd2_utc_timestamp_sql(moment) -%}
+    {#- Quoted or not: as a SQL string, `'2024-02-30'` was NULL, an empty answer. -#}
+    {%- if execute and literal is none and modules.re.match('^[-+]?[0-9]', moment) -%}
         {{ exceptions.raise_compiler_error(
-            "scd2_as_of: the as-of moment '" ~ text ~ "' is no ISO 8601 date or date and time "
+            "scd2_as_of: the as-of moment '" ~ moment ~ "' is no ISO 8601 date or date and time "
             ~ "that exists. Write 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM[:SS[.ffffff]]' (UTC) or with "
             ~ "a zone ('Z', '+02:00'), e.g. '2024-01-01 12:00:00+02:00'; or a SQL timestamp "
             ~ "expression, e.g. \"timestamp '2024-01-01 12:00:00 Europe/Paris'\" or "

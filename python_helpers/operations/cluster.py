@@ -25,6 +25,7 @@ import argparse
 import contextlib
 import glob
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -384,8 +385,10 @@ def _postgres_running() -> bool:
         return False
     # A lock file left by a crash or a reboot names a pid that another process may have taken
     # since: pg_ctl would report that process as PostgreSQL, and stop would signal it. Where
-    # /proc says the pid runs no postgres, the lock is stale: removed, not running.
-    if first_line.isdigit() and not pid_runs(int(first_line), "postgres"):
+    # /proc says the pid runs no postgres of this data directory (pg_ctl starts it with
+    # -D <data>; another lakehouse's or the system's does not qualify), the lock is stale:
+    # removed, not running.
+    if first_line.isdigit() and not pid_runs(int(first_line), str(data)):
         lock.unlink(missing_ok=True)
         return False
     with contextlib.suppress(ClusterUsageError):
@@ -531,8 +534,8 @@ def start_ports(workers: int, worker_cores: int, port_offset: int, timeout: floa
         raise ClusterUsageError(f"--workers: at least 1, got {workers}")
     if worker_cores < 1:
         raise ClusterUsageError(f"--worker-cores: at least 1, got {worker_cores}")
-    if timeout <= 0:
-        raise ClusterUsageError(f"--timeout: must be positive, got {timeout}")
+    if not 0 < timeout < math.inf:  # nan too
+        raise ClusterUsageError(f"--timeout: must be a positive, finite number, got {timeout}")
     ports = ClusterPorts.for_offset(port_offset, workers)
     outside = [port for port in ports.all() if not 1024 <= port <= 65535]
     if outside:
@@ -821,7 +824,8 @@ def stop(say: bool = True) -> list[str]:
     except ClusterError as exc:  # unreadable: stop what can be found without it
         state = None
         report.append(
-            f"{exc}. Without it the master, workers and metastore service cannot be found: "
+            f"NOT STOPPED (unknown): {exc}. Without it the master, workers and metastore "
+            "service cannot be found: "
             "stop any still running by hand (ps -ef | grep -e deploy.master -e deploy.worker "
             "-e HiveMetaStore), then remove the file"
         )
@@ -987,17 +991,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    busy = ClusterAlreadyRunningError(
-        f"another start, stop or restart of the cluster of {lakehouse_dir()} is under way; "
-        "wait for it to end (make cluster-status), then try again"
-    )
+    what = f"start, stop or restart of the cluster of {lakehouse_dir()}"
     try:
         if args.command == "start":
             args.port_offset = _env_offset() if args.port_offset is None else args.port_offset
             # Bad options refused before the lock file (or anything) is written.
             start_ports(args.workers, args.worker_cores, args.port_offset, args.timeout)
-        if args.command in ("start", "stop", "restart"):
-            with exclusive(cluster_dir() / "cluster.lock", busy):
+        # A stop where no cluster folder is has nothing to stop, and writes nothing.
+        if args.command in ("start", "restart") or (
+            args.command == "stop" and cluster_dir().exists()
+        ):
+            with exclusive(cluster_dir() / "cluster.lock", what, ClusterAlreadyRunningError):
                 return _command(args)
         return _command(args)
     except ClusterUsageError as exc:

@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import errno
 import fcntl
+import math
 import os
 import signal
 import socket
@@ -300,18 +301,30 @@ def _query_within(host: str, port: int, user: str, seconds: float) -> tuple[bool
 
 
 @contextlib.contextmanager
-def exclusive(lock: Path, busy: Exception) -> Iterator[None]:
+def exclusive(lock: Path, what: str, error: type[Exception]) -> Iterator[None]:
     """Hold ``lock`` (an flock, released when the process ends, however it ends) for the
-    block; raise ``busy`` when another process holds it. Two starts at once both passed the
-    checks (no pid file, port free), and the one that lost removed the winner's pid file, or,
-    for the cluster, stopped the other start's parts in its cleanup."""
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with lock.open("a") as handle:
+    block; raise ``error`` when another process holds it, or when it cannot be taken (a
+    read-only lakehouse). Two starts at once both passed the checks (no pid file, port
+    free), and the one that lost removed the winner's pid file, or, for the cluster, stopped
+    the other start's parts in its cleanup."""
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(lock, os.O_RDONLY | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise error(
+            f"cannot take the lock {lock} for {what} ({exc.strerror}): make the lakehouse "
+            "writable by this user, or run as the user who started it"
+        ) from None
+    try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise busy from None
+            raise error(
+                f"another {what} is under way (it holds {lock}); wait for it to end, then try again"
+            ) from None
         yield
+    finally:
+        os.close(handle)
 
 
 # --- the three commands -------------------------------------------------------------------
@@ -559,8 +572,8 @@ def positive_seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {value}")
+    if not 0 < value < math.inf:  # nan too
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number: {value}")
     return value
 
 
@@ -685,15 +698,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.lakehouse_dir is not None:
             os.environ["LAKEHOUSE_DIR"] = str(args.lakehouse_dir.resolve())
-        port = args.port if args.port is not None else env_port()
         host = getattr(args, "host", None) or os.environ.get("SPARK_THRIFT_HOST") or DEFAULT_HOST
+        if args.command == "stop" and args.all:
+            # Every server is tried, failures said at the end (exit 1).
+            failed = []
+            servers = running_servers()
+            for files, _pid in servers:
+                try:
+                    print(stop(files.port, args.timeout))
+                except ThriftStopError as exc:
+                    failed.append(f"port {files.port}: {exc}")
+            if not servers:
+                print(f"no Spark Thrift Server runs for {lakehouse_dir()}")
+            if failed:
+                raise ThriftStopError("; ".join(failed))
+            return 0
+        port = args.port if args.port is not None else env_port()
         if args.command == "start":
             user = args.user or os.environ.get("SPARK_THRIFT_USER") or "dbt"
-            busy = ThriftAlreadyRunningError(
-                f"another start of a Spark Thrift Server on {lakehouse_dir()} is under way; "
-                "wait for it to end (make thrift-status), then try again"
-            )
-            with exclusive(ServerFiles(port).folder / "start.lock", busy):
+            what = f"start of a Spark Thrift Server on {lakehouse_dir()}"
+            lock = ServerFiles(port).folder / "start.lock"
+            with exclusive(lock, what, ThriftAlreadyRunningError):
                 server = start(
                     host,
                     port,
@@ -719,11 +744,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 0
         if args.command == "stop":
-            ports = [files.port for files, _pid in running_servers()] if args.all else [port]
-            for each in ports:
-                print(stop(each, args.timeout))
-            if not ports:
-                print(f"no Spark Thrift Server runs for {lakehouse_dir()}")
+            print(stop(port, args.timeout))
             return 0
         info = status(host, port)
         if info.running:

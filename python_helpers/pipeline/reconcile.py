@@ -181,7 +181,8 @@ def dating_sql(
     updated_at, which the generator wrote (``deletion_records``: hard_deletes='new_record',
     whose deletion records start at the run's time, are left out), and each version of a key
     it closed without opening another (a delete; ``keys``, the key columns, tell) ends at the
-    run's time, its audit update_ts (an update's end, the next version's start, is
+    run's time, its audit update_ts, or at its own start where that is later (a version the
+    source dated in the future; an update's end, the next version's start, is
     scd2_contiguous_validity's). Without it (check), each version the run opened starts, and
     each it closed ends, at the run's time, as its audit insert_ts and update_ts record it
     (one snapshot_get_time() in one query). The counts, the state and the fingerprints compare
@@ -195,7 +196,8 @@ def dating_sql(
         checked = f"({opened}) or ({deleted})"
         wrong = (
             f"({opened} and not (dbt_valid_from <=> cast({updated_at} as timestamp))) "
-            f"or ({deleted} and not (dbt_valid_to <=> {audit['update_ts']}))"
+            f"or ({deleted} and not "
+            f"(dbt_valid_to <=> greatest({audit['update_ts']}, dbt_valid_from)))"
         )
         key_list = ", ".join(keys)
         matched = " and ".join(f"v.{key} <=> o.{key}" for key in keys)
