@@ -17,7 +17,7 @@
         The time axis is the snapshot's validity: processing time for the check strategy;
         the source's updated_at for the timestamp strategy (hard deletes close at processing
         time there too, as dbt does, and a key back with an older updated_at starts at the
-        run's time: README, "When the source changes shape or keys come back"). The versions
+        run's time: docs/snapshot-metadata.md, "When the source changes shape or keys come back"). The versions
         of a key never overlap, so there is at most one row per key. A key deleted then is not
         there: dbt's deletion records (hard_deletes='new_record') are left out.
     -#}

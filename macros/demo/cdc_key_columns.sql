@@ -5,7 +5,7 @@
 {% macro default__cdc_key_columns() -%}
     {#-
         The generator's composite key: key_1 .. key_N, N from var `cdc_no_keys` (default 5,
-        the generator's default). The pipeline passes the same N to the generator and to dbt.
+        the pipeline's --keys default). The pipeline passes the same N to the generator and to dbt.
     -#}
     {%- set count = var('cdc_no_keys', 5) | int -%}
     {%- if count < 1 -%}
