@@ -60,6 +60,7 @@ from python_helpers.operations.thrift import (
     pid_alive,
     port_in_use,
 )
+from python_helpers.operations.thrift import main as thrift_main
 from python_helpers.pipeline.run import PipelineError, check_no_server_on_lakehouse
 from python_helpers.runtime.lakehouse import PROJECT_ROOT
 from tests import reliability_driver as driver
@@ -98,8 +99,10 @@ def test_bad_arguments_and_nothing_to_stop(tmp_path: Path) -> None:
     refusals = {
         ("--workers", "0"): "argument --workers: must be at least 1, got 0",
         ("--worker-cores", "-1"): "argument --worker-cores: must be at least 1, got -1",
-        ("--timeout", "0"): "argument --timeout: must be a positive, finite number",
-        ("--timeout", "inf"): "argument --timeout: must be a positive, finite number",
+        ("--timeout", "0"): "argument --timeout: must be a positive number of seconds",
+        ("--timeout", "inf"): "argument --timeout: must be a positive number of seconds",
+        # Past Python's longest wait: the start's readiness query failed with a traceback.
+        ("--timeout", "1e10"): "at most 86400 (a day): 10000000000.0",
         ("--port-offset", "x"): "argument --port-offset: not a whole number: 'x'",
         # 55432 + 60000 is no port: getaddrinfo would wrap it and probe another
         ("--port-offset", "60000"): "puts port(s) 115432, 69083",
@@ -218,6 +221,41 @@ def test_cluster_stop_stops_a_thrift_server_on_the_cluster(
     finally:
         for process in stand_ins.values():
             process.kill()
+
+
+def test_stop_all_goes_on_past_a_server_of_another_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A server another user started (sudo) refuses this user's signals: stop --all said so
+    with a traceback and left the servers after it running. Now each is tried, the refused
+    one named, and the stop exits 1. The refusal is the kernel's PermissionError, raised here
+    for one stand-in's pid (this test may run as root, whom no process refuses)."""
+    monkeypatch.setenv("LAKEHOUSE_DIR", str(tmp_path))
+    theirs, ours = ServerFiles(10096), ServerFiles(10097)
+    theirs.folder.mkdir(parents=True)
+    stand_ins = {files.port: stand_in(SERVER_CLASS) for files in (theirs, ours)}
+    refused = stand_ins[10096].pid
+    real_kill = os.kill
+
+    def kill(pid: int, sig: int) -> None:
+        if pid == refused and sig != 0:
+            raise PermissionError(1, "Operation not permitted")
+        real_kill(pid, sig)
+
+    monkeypatch.setattr(os, "kill", kill)
+    try:
+        for files in (theirs, ours):
+            files.pid.write_text(f"{stand_ins[files.port].pid}\n")
+        assert thrift_main(["stop", "--all"]) == 1
+        out, err = capsys.readouterr()
+        assert f"on port 10097 (pid {stand_ins[10097].pid}) stopped" in out, out
+        assert f"port 10096: pid {refused} belongs to another user (SIGTERM refused)" in err, err
+        assert not pid_alive(stand_ins[10097].pid) and not ours.pid.exists()
+        assert pid_alive(refused) and theirs.pid.exists()
+    finally:
+        monkeypatch.undo()
+        for process in stand_ins.values():
+            process.kill()
             process.wait()
 
 
@@ -258,6 +296,16 @@ def test_pids_other_processes_took_are_no_parts(
         lock.write_text(f"{foreign.pid}\n{lock.parent}\n")
         assert "postgres" not in running_parts()
         assert not lock.exists()
+        # ... also where the pid runs a postgres of a data directory whose path merely
+        # contains ours (another lakehouse's, /elsewhere/<ours>).
+        other = stand_in("postgres", "-D", f"/elsewhere{lock.parent}")
+        try:
+            lock.write_text(f"{other.pid}\n{lock.parent}\n")
+            assert "postgres" not in running_parts()
+            assert not lock.exists() and pid_alive(other.pid)
+        finally:
+            other.kill()
+            other.wait()
         lock.write_text(f"{foreign.pid}\n{lock.parent}\n")
         report = stop_cluster(say=False)
         assert "worker-1: not running" in report and "metastore: not running" in report

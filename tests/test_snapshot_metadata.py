@@ -1019,12 +1019,22 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
             "scd2_audit._scd2_timestamp_sql('2024-01-01 12:00:00')",
             "scd2_audit._scd2_timestamp_sql(\"'2024-01-01 12:00:00'\")",
             "scd2_audit._scd2_timestamp_sql(\"' 2024-01-01 12:00:00 '\")",
+            # Double quotes make a string in Spark's SQL too.
+            "scd2_audit._scd2_timestamp_sql('\"2024-01-01 12:00:00\"')",
         )
     ]
     assert len(set(moments)) == 1 and "'2024-01-01 12:00:00" in moments[0], moments
     # ... and quoted text that is no moment fails as unquoted (as SQL, a NULL: no rows).
     message = compile_error("scd2_as_of(ref('plain'), \"'2024-02-30'\", unique_key='id')")
     assert "2024-02-30" in message and "is no ISO 8601 date or date and time" in message, message
+    for quoted, said in {
+        "''": "the as-of moment is empty",
+        "' '": "the as-of moment is empty",
+        "'null'": "the as-of moment 'null' is no moment",
+        "'yesterday noon'": "'yesterday noon' is no ISO 8601 date or date and time",
+    }.items():
+        message = compile_error(f"scd2_as_of(ref('plain'), \"{quoted}\", unique_key='id')")
+        assert said in message.replace("\\'", "'"), (quoted, message)
     message = compile_error("scd2_current(ref('plain'), include_metadata='no', unique_key='id')")
     assert "include_metadata must be true or false, got no" in message, message
     # The table's name as text, not a relation: no config to read keys or columns from.

@@ -8,30 +8,34 @@
         digit (signed or not: no timestamp expression does) is meant as a moment, not as SQL:
         one that is no ISO 8601 moment (`27.11.2026`, `2024/01/01`, `2024-01-01 12:00:00 UTC`,
         `2024-02-30`, `-2024-01-01`) fails naming the forms taken, where Spark's parser failed
-        on it, or read `2024/01/01` as a division. An ISO moment in SQL quotes is that moment.
+        on it, or read `2024/01/01` as a division. An ISO moment in SQL quotes is that moment, and
+        quoted text that is none fails too.
     -#}
     {%- set text = '' if value is none else value | string | trim -%}
-    {%- if not text -%}
+    {#- A moment in SQL quotes ("'2024-01-01 12:00:00'", as a caller writes a string in
+        SQL; double quotes are a Spark string too) is the same moment: as SQL, Spark read the
+        string in the session's time zone, so that it named another instant than the unquoted
+        text in any zone but UTC. Quoted text is a string, no SQL expression: one that is no
+        ISO moment (`''`, `'null'`, `'2024-02-30'`) was NULL as SQL, an empty answer. -#}
+    {%- set quoted = modules.re.match("^'([^']*)'$", text)
+        or modules.re.match('^"([^"]*)"$', text) -%}
+    {%- set moment = quoted.group(1) | trim if quoted else text -%}
+    {%- if execute and not moment -%}
         {{ exceptions.raise_compiler_error("scd2_as_of: the as-of moment is empty.") }}
     {%- endif -%}
     {#- Words a --vars value or a caller may mean as a moment, which as SQL are NULL (an
         empty answer, without a word) or a column Spark does not find. -#}
-    {%- if execute and text | lower in ['null', 'none', 'now', 'today', 'yesterday', 'tomorrow'] -%}
+    {%- set word = moment | lower -%}
+    {%- if execute and word in ['null', 'none', 'now', 'today', 'yesterday', 'tomorrow'] -%}
         {{ exceptions.raise_compiler_error(
-            "scd2_as_of: the as-of moment '" ~ text ~ "' is no moment"
-            ~ (" (as SQL it is NULL, which no version covers)" if text | lower in ['null',
-                'none'] else "") ~ ". Write an ISO 8601 date or date and time, e.g. "
+            "scd2_as_of: the as-of moment '" ~ moment ~ "' is no moment"
+            ~ (" (as SQL it is NULL, which no version covers)" if word in ['null', 'none']
+                and not quoted else "") ~ ". Write an ISO 8601 date or date and time, e.g. "
             ~ "'2024-01-01 12:00:00+02:00', or a SQL timestamp expression, e.g. "
             ~ "current_timestamp() or current_date() - interval 1 day.") }}
     {%- endif -%}
-    {#- A moment in SQL quotes ("'2024-01-01 12:00:00'", as a caller writes a string in
-        SQL) is the same moment: as SQL, Spark read the string in the session's time zone,
-        so that it named another instant than the unquoted text in any zone but UTC. -#}
-    {%- set quoted = modules.re.match("^'([^']*)'$", text) -%}
-    {%- set moment = quoted.group(1) | trim if quoted else text -%}
     {%- set literal = scd2_audit._scd2_utc_timestamp_sql(moment) -%}
-    {#- Quoted or not: as a SQL string, `'2024-02-30'` was NULL, an empty answer. -#}
-    {%- if execute and literal is none and modules.re.match('^[-+]?[0-9]', moment) -%}
+    {%- if execute and literal is none and (quoted or modules.re.match('^[-+]?[0-9]', moment)) -%}
         {{ exceptions.raise_compiler_error(
             "scd2_as_of: the as-of moment '" ~ moment ~ "' is no ISO 8601 date or date and time "
             ~ "that exists. Write 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM[:SS[.ffffff]]' (UTC) or with "

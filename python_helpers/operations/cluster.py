@@ -25,7 +25,6 @@ import argparse
 import contextlib
 import glob
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -37,6 +36,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from python_helpers.operations.thrift import (
+    MAX_SECONDS,
     ThriftStopError,
     ThriftUsageError,
     exclusive,
@@ -376,6 +376,23 @@ def _postgres_start(port: int) -> None:
     _run([*psql, "-d", METASTORE_DATABASE, "-c", LOCK_TABLES_SQL], "creating the lock tables")
 
 
+def _postgres_of(pid: int, data: Path) -> bool:
+    """``pid`` is alive and (where /proc tells) runs with ``-D <data>``, this data directory
+    exactly: pg_ctl starts the postmaster so, while a directory that merely contains ours in its
+    path (``/y/x/lake/...`` beside ``/x/lake/...``) is another's."""
+    if not pid_alive(pid):
+        return False
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    except OSError:
+        return True
+    wanted = str(data)
+    return any(
+        (arg == "-D" and following == wanted) or arg == f"-D{wanted}"
+        for arg, following in zip(args, [*args[1:], ""], strict=True)
+    )
+
+
 def _postgres_running() -> bool:
     data = cluster_dir() / "postgres" / "data"
     lock = data / "postmaster.pid"
@@ -388,7 +405,7 @@ def _postgres_running() -> bool:
     # /proc says the pid runs no postgres of this data directory (pg_ctl starts it with
     # -D <data>; another lakehouse's or the system's does not qualify), the lock is stale:
     # removed, not running.
-    if first_line.isdigit() and not pid_runs(int(first_line), str(data)):
+    if first_line.isdigit() and not _postgres_of(int(first_line), data):
         lock.unlink(missing_ok=True)
         return False
     with contextlib.suppress(ClusterUsageError):
@@ -534,8 +551,11 @@ def start_ports(workers: int, worker_cores: int, port_offset: int, timeout: floa
         raise ClusterUsageError(f"--workers: at least 1, got {workers}")
     if worker_cores < 1:
         raise ClusterUsageError(f"--worker-cores: at least 1, got {worker_cores}")
-    if not 0 < timeout < math.inf:  # nan too
-        raise ClusterUsageError(f"--timeout: must be a positive, finite number, got {timeout}")
+    if not 0 < timeout <= MAX_SECONDS:  # nan too
+        raise ClusterUsageError(
+            f"--timeout: must be a positive number of seconds, at most {MAX_SECONDS:.0f} "
+            f"(a day), got {timeout}"
+        )
     ports = ClusterPorts.for_offset(port_offset, workers)
     outside = [port for port in ports.all() if not 1024 <= port <= 65535]
     if outside:

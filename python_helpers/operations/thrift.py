@@ -19,7 +19,6 @@ import argparse
 import contextlib
 import errno
 import fcntl
-import math
 import os
 import signal
 import socket
@@ -45,6 +44,8 @@ DEFAULT_PORT = 10000
 DEFAULT_START_TIMEOUT = 120.0
 DEFAULT_STOP_TIMEOUT = 30.0
 KILL_WAIT = 10.0
+# The longest --timeout taken: beyond a day, a mistake (and past ~9.2e9 s, Python's waits fail).
+MAX_SECONDS = 86_400.0
 POLL_SECONDS = 1.0
 LOG_TAIL_LINES = 40
 EXIT_NOT_RUNNING = 3  # `status` when nothing runs (LSB convention)
@@ -307,14 +308,22 @@ def exclusive(lock: Path, what: str, error: type[Exception]) -> Iterator[None]:
     read-only lakehouse). Two starts at once both passed the checks (no pid file, port
     free), and the one that lost removed the winner's pid file, or, for the cluster, stopped
     the other start's parts in its cleanup."""
+    cannot = (
+        f"cannot take the lock {lock} for {what} ({{}}): make the lakehouse writable by this "
+        "user, or run as the user who started it"
+    )
     try:
         lock.parent.mkdir(parents=True, exist_ok=True)
-        handle = os.open(lock, os.O_RDONLY | os.O_CREAT, 0o644)
+        try:
+            # Written to where it can be: NFS emulates flock with POSIX locks, whose exclusive
+            # lock needs a file open for writing; read-only where this user may only read it.
+            handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            if exc.errno not in (errno.EACCES, errno.EROFS):
+                raise
+            handle = os.open(lock, os.O_RDONLY)
     except OSError as exc:
-        raise error(
-            f"cannot take the lock {lock} for {what} ({exc.strerror}): make the lakehouse "
-            "writable by this user, or run as the user who started it"
-        ) from None
+        raise error(cannot.format(exc.strerror)) from None
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -322,6 +331,8 @@ def exclusive(lock: Path, what: str, error: type[Exception]) -> Iterator[None]:
             raise error(
                 f"another {what} is under way (it holds {lock}); wait for it to end, then try again"
             ) from None
+        except OSError as exc:  # ENOLCK, EBADF: a filesystem that cannot lock it
+            raise error(cannot.format(exc.strerror)) from None
         yield
     finally:
         os.close(handle)
@@ -495,9 +506,14 @@ def _signal(pid: int, sig: signal.Signals) -> None:
             if os.getpgid(pid) == pid:  # our own session: signal the whole group
                 os.killpg(pid, sig)
                 return
+            os.kill(pid, sig)
         except ProcessLookupError:
             return
-        os.kill(pid, sig)
+        except PermissionError:
+            # Started by another user (sudo): said, so that a stop of several goes on.
+            raise ThriftStopError(
+                f"pid {pid} belongs to another user ({sig.name} refused): stop it as that user"
+            ) from None
 
 
 def _wait_gone(pid: int, seconds: float) -> bool:
@@ -572,8 +588,10 @@ def positive_seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value < math.inf:  # nan too
-        raise argparse.ArgumentTypeError(f"must be a positive, finite number: {value}")
+    if not 0 < value <= MAX_SECONDS:  # nan too
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of seconds, at most {MAX_SECONDS:.0f} (a day): {value}"
+        )
     return value
 
 
