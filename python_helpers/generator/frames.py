@@ -85,7 +85,10 @@ def generate_day(spark: SparkSession, spec: GeneratorSpec, day: int) -> DayData:
     (``cdc_changes``).
 
     Lazy DataFrames: nothing runs until they are written or counted, except that days beyond
-    :data:`CHECKPOINT_EVERY` materialize every fifth intermediate day on the way.
+    :data:`CHECKPOINT_EVERY` materialize every fifth intermediate day on the way. Their dates
+    take the session's time zone when they run (checkpoints within this call, the rest when
+    written): in a session of another zone than UTC, generate and write them inside
+    :func:`python_helpers.generator.session.in_utc`, as the CLI does.
     """
     check_day(day)
     if day == 1:
