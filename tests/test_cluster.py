@@ -52,6 +52,7 @@ from python_helpers.operations.cluster import (
     restart,
     running_parts,
 )
+from python_helpers.operations.cluster import main as cluster_main
 from python_helpers.operations.cluster import stop as stop_cluster
 from python_helpers.operations.thrift import (
     SERVER_CLASS,
@@ -151,6 +152,17 @@ def test_starts_and_stops_at_once_are_refused(tmp_path: Path) -> None:
         assert started.returncode == 1, started.stderr
         assert "another start of a Spark Thrift Server" in started.stderr
     assert _cli(tmp_path, "stop").returncode == 0
+    # A lock that cannot be taken is said with its path, braces and all (a path holding {x}
+    # made the message's own formatting fail with a KeyError).
+    odd = tmp_path / "lake {x} {}"
+    odd.mkdir()
+    (odd / "thrift").write_text("a file where the lock's folder goes")
+    with (
+        pytest.raises(RuntimeError) as refused,
+        exclusive(odd / "thrift" / "start.lock", "a test", RuntimeError),
+    ):
+        pass
+    assert f"cannot take the lock {odd}/thrift/start.lock for a test (" in str(refused.value)
 
 
 @pytest.mark.parametrize("shared", [False, True], ids=["derby", "cluster"])
@@ -221,6 +233,7 @@ def test_cluster_stop_stops_a_thrift_server_on_the_cluster(
     finally:
         for process in stand_ins.values():
             process.kill()
+            process.wait()
 
 
 def test_stop_all_goes_on_past_a_server_of_another_user(
@@ -256,6 +269,56 @@ def test_stop_all_goes_on_past_a_server_of_another_user(
         monkeypatch.undo()
         for process in stand_ins.values():
             process.kill()
+            process.wait()
+
+
+def test_cluster_stop_reports_parts_of_another_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cluster started by another user (sudo): its master refuses this user's signals and
+    its PostgreSQL data folder (0700, the postgres user's) cannot be read. Stop ended in a
+    traceback at the first, and printed nothing of what it had done. Now the worker of this
+    user stops, the refused parts are said, the master is kept in cluster.json for the next
+    stop, and stop exits 1. Stand-ins and refusals as in the test above (root reads all)."""
+    monkeypatch.setenv("LAKEHOUSE_DIR", str(tmp_path))
+    master, worker = stand_in(MASTER_CLASS), stand_in(WORKER_CLASS)
+    lock = tmp_path / "cluster" / "postgres" / "data" / "postmaster.pid"
+    lock.parent.mkdir(parents=True)
+    lock.write_text("1\n")
+    state = ClusterState(ClusterPorts.for_offset(1900, 1), {}, "1g")
+    pids = {"master": master.pid, "worker-1": worker.pid}
+    (tmp_path / "cluster" / "cluster.json").write_text(
+        json.dumps({**dataclasses.asdict(state), "pids": pids})
+    )
+    real_kill, real_read = os.kill, Path.read_text
+
+    def kill(pid: int, sig: int) -> None:
+        if pid == master.pid and sig != 0:
+            raise PermissionError(1, "Operation not permitted")
+        real_kill(pid, sig)
+
+    def read_text(path: Path, *args: Any, **kwargs: Any) -> str:
+        if path == lock:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_read(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "kill", kill)
+    monkeypatch.setattr(Path, "read_text", read_text)
+    try:
+        assert cluster_main(["stop"]) == 1
+        out = capsys.readouterr().out
+        assert f"master (pid {master.pid}): NOT STOPPED: pid {master.pid} belongs to" in out, out
+        assert f"worker-1 (pid {worker.pid}): stopped" in out, out
+        assert f"PostgreSQL: NOT STOPPED: cannot read {lock}: the metastore's PostgreSQL" in out
+        monkeypatch.undo()
+        kept = json.loads((tmp_path / "cluster" / "cluster.json").read_text())
+        assert kept["pids"] == {"master": master.pid}, kept
+        assert pid_alive(master.pid) and not pid_alive(worker.pid)
+    finally:
+        monkeypatch.undo()
+        for process in (master, worker):
+            process.kill()
+            process.wait()
             process.wait()
 
 

@@ -383,13 +383,13 @@ def _postgres_of(pid: int, data: Path) -> bool:
     if not pid_alive(pid):
         return False
     try:
-        args = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return True
-    wanted = str(data)
+    wanted = os.fsencode(data)  # bytes: another process's arguments need not be UTF-8
     return any(
-        (arg == "-D" and following == wanted) or arg == f"-D{wanted}"
-        for arg, following in zip(args, [*args[1:], ""], strict=True)
+        (arg == b"-D" and following == wanted) or arg == b"-D" + wanted
+        for arg, following in zip(args, [*args[1:], b""], strict=True)
     )
 
 
@@ -400,6 +400,11 @@ def _postgres_running() -> bool:
         first_line = lock.read_text().split("\n", 1)[0].strip()
     except FileNotFoundError:
         return False
+    except PermissionError:
+        raise ClusterError(
+            f"cannot read {lock}: the metastore's PostgreSQL belongs to another user; "
+            "run as the user who started the cluster"
+        ) from None
     # A lock file left by a crash or a reboot names a pid that another process may have taken
     # since: pg_ctl would report that process as PostgreSQL, and stop would signal it. Where
     # /proc says the pid runs no postgres of this data directory (pg_ctl starts it with
@@ -860,12 +865,19 @@ def stop(say: bool = True) -> list[str]:
                     survivors[name] = pid
             else:
                 report.append(f"{name}: not running")
-    report.append(_postgres_stop())
-    if state is not None and survivors:
-        # Kept for the next stop: without it the parts still running would be lost track of.
-        _write_state(ClusterState(state.ports, survivors, state.worker_memory, state.worker_cores))
-    elif state is not None:
-        state_file().unlink(missing_ok=True)
+    try:
+        report.append(_postgres_stop())
+    except ClusterError as exc:  # said with the rest, which a traceback lost
+        report.append(f"PostgreSQL: NOT STOPPED: {exc}")
+    try:
+        if state is not None and survivors:
+            # Kept for the next stop: without it the parts still running would be lost.
+            kept = ClusterState(state.ports, survivors, state.worker_memory, state.worker_cores)
+            _write_state(kept)
+        elif state is not None:
+            state_file().unlink(missing_ok=True)
+    except OSError as exc:
+        report.append(f"NOT STOPPED (unknown): cannot update {state_file()} ({exc.strerror})")
     if state is None and report == ["PostgreSQL: not running"]:
         report = [f"no cluster runs for {lakehouse_dir()}"]
     if say:

@@ -68,7 +68,7 @@ class ThriftStartError(ThriftError):
 
 
 class ThriftStopError(ThriftError):
-    """The server process survived SIGTERM and SIGKILL."""
+    """The server process survived SIGTERM and SIGKILL, or refused them (another user's)."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,8 @@ def _reap(pid: int) -> None:
 def _cmdline(pid: int) -> str | None:
     """``pid``'s command line, or None where /proc does not tell."""
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        return raw.replace(b"\0", b" ").decode(errors="replace")  # any process's bytes
     except OSError:
         return None
 
@@ -308,22 +309,28 @@ def exclusive(lock: Path, what: str, error: type[Exception]) -> Iterator[None]:
     read-only lakehouse). Two starts at once both passed the checks (no pid file, port
     free), and the one that lost removed the winner's pid file, or, for the cluster, stopped
     the other start's parts in its cleanup."""
-    cannot = (
-        f"cannot take the lock {lock} for {what} ({{}}): make the lakehouse writable by this "
-        "user, or run as the user who started it"
-    )
+
+    def cannot(reason: str) -> Exception:
+        return error(
+            f"cannot take the lock {lock} for {what} ({reason}): make the lakehouse writable "
+            "by this user, or run as the user who started it"
+        )
+
     try:
         lock.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            # Written to where it can be: NFS emulates flock with POSIX locks, whose exclusive
-            # lock needs a file open for writing; read-only where this user may only read it.
-            handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            if exc.errno not in (errno.EACCES, errno.EROFS):
-                raise
-            handle = os.open(lock, os.O_RDONLY)
     except OSError as exc:
-        raise error(cannot.format(exc.strerror)) from None
+        raise cannot(exc.strerror) from None
+    try:
+        # Written to where it can be: NFS emulates flock with POSIX locks, whose exclusive
+        # lock needs a file open for writing; read-only where this user may only read it.
+        handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if exc.errno not in (errno.EACCES, errno.EROFS):
+            raise cannot(exc.strerror) from None
+        try:
+            handle = os.open(lock, os.O_RDONLY)
+        except OSError:
+            raise cannot(exc.strerror) from None  # why it could not be written, not ENOENT
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -332,7 +339,7 @@ def exclusive(lock: Path, what: str, error: type[Exception]) -> Iterator[None]:
                 f"another {what} is under way (it holds {lock}); wait for it to end, then try again"
             ) from None
         except OSError as exc:  # ENOLCK, EBADF: a filesystem that cannot lock it
-            raise error(cannot.format(exc.strerror)) from None
+            raise cannot(exc.strerror) from None
         yield
     finally:
         os.close(handle)
