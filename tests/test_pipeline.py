@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
 from python_helpers.pipeline.reconcile import History, audit_column_names, reconcile
@@ -125,7 +126,9 @@ def test_reconciliation_catches_a_wrong_manifest(pipeline_run) -> None:
     assert not bad.ok("U") and not bad.ok("N") and bad.ok("I") and bad.ok("D")
 
 
-def _reconcile_day3_of(project: ScratchProject, results, copy: str):
+def _reconcile_day3_of(
+    project: ScratchProject, results, copy: str, dbt_names: dict[str, str] | None = None
+):
     """Day 3's reconciliation of the check snapshot, run again on ``copy`` (an altered copy of
     the snapshot), with what the manifests and day 2's run left as its reference."""
     day2, day3 = (
@@ -147,6 +150,7 @@ def _reconcile_day3_of(project: ScratchProject, results, copy: str):
         columns=["key_1", "key_2", "key_3", "col_1", "col_2", "col_3", "col_4", "updated_at"],
         history_before=day2.expected_history,
         fingerprint_before=day2.after,
+        dbt_names=dbt_names,
     )
 
 
@@ -200,6 +204,35 @@ def test_reconciliation_catches_misdated_versions(pipeline_run) -> None:
         "(select min(key_1) from {table} where {update_process_id} = '{run}')"
     )
     assert day3("cdc_check_snapshot", one, None) == [(420, 0), (420, 1)]
+
+
+def test_reconciliation_reads_dbt_columns_by_the_snapshots_names(pipeline_run) -> None:
+    """A project that renames dbt's columns (snapshot_meta_column_names) built its snapshots
+    under those names, and the reconciliation asked for dbt_valid_from and the like: Spark's
+    UNRESOLVED_COLUMN, a traceback after a successful build. Day 3 of the check snapshot,
+    copied with dbt's columns renamed, reconciles under the names given, as the unrenamed
+    table did: 420 versions dated, none misdated, the versions before the run unchanged."""
+    project, _options, results = pipeline_run
+    renamed = {
+        "dbt_valid_from": "valid_from",
+        "dbt_valid_to": "valid_to",
+        "dbt_scd_id": "version_id",
+        "dbt_updated_at": "changed_at",
+        "dbt_is_deleted": "is_deleted",
+    }
+    copy = "cdc_check_snapshot_renamed"
+    project.spark.sql(
+        f"create table {project.table(copy)} using iceberg as "
+        f"select * from {project.table('cdc_check_snapshot')}"
+    )
+    for role, name in renamed.items():
+        if role != "dbt_is_deleted":  # hard_deletes='invalidate': no such column
+            project.spark.sql(f"alter table {project.table(copy)} rename column {role} to {name}")
+    with pytest.raises(AnalysisException, match="UNRESOLVED_COLUMN"):
+        _reconcile_day3_of(project, results, copy)
+    result = _reconcile_day3_of(project, results, copy, dbt_names=renamed)
+    assert (result.dated_rows, result.misdated) == (420, 0)
+    assert result.kept_ok and result.all_ok, result
 
 
 def test_reconciliation_catches_a_history_altered_outside_the_runs(pipeline_run) -> None:

@@ -17,10 +17,12 @@ SparkSession (``local`` target) or through a Spark Thrift Server (``thrift`` tar
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from dbt.artifacts.resources.v1.snapshot import SnapshotConfig
 
 from python_helpers.generator.spec import CHANGES_TABLE, SOURCE_TABLE
 from python_helpers.runtime.dbt_invoke import run_dbt
@@ -174,6 +176,7 @@ def dating_sql(
     updated_at: str | None,
     deletion_records: bool = False,
     keys: Sequence[str] = (),
+    dbt_names: Mapping[str, str] | None = None,
 ) -> str:
     """(versions of the run checked, those of them dated otherwise than the snapshot dates
     them). With ``updated_at`` (validity following the source's updated_at: the timestamp
@@ -186,18 +189,23 @@ def dating_sql(
     scd2_contiguous_validity's). Without it (check), each version the run opened starts, and
     each it closed ends, at the run's time, as its audit insert_ts and update_ts record it
     (one snapshot_get_time() in one query). The counts, the state and the fingerprints compare
-    no validity the run wrote."""
+    no validity the run wrote. ``dbt_names``: dbt's column names, role -> name, as the
+    snapshot's config has them (:func:`dbt_column_names`)."""
+    names = dbt_column_names(dbt_names)
+    valid_from, valid_to = names["dbt_valid_from"], names["dbt_valid_to"]
     run = run_id.replace("'", "")
     inserted = f"{audit['insert_process_id']} <=> '{run}'"
     closed = f"{audit['update_process_id']} <=> '{run}'"
     if updated_at is not None:
-        opened = inserted + (" and dbt_is_deleted <=> 'False'" if deletion_records else "")
+        opened = inserted + (
+            f" and {names['dbt_is_deleted']} <=> 'False'" if deletion_records else ""
+        )
         deleted = f"{closed} and scd2_reopened is null"
         checked = f"({opened}) or ({deleted})"
         wrong = (
-            f"({opened} and not (dbt_valid_from <=> cast({updated_at} as timestamp))) "
+            f"({opened} and not ({valid_from} <=> cast({updated_at} as timestamp))) "
             f"or ({deleted} and not "
-            f"(dbt_valid_to <=> greatest({audit['update_ts']}, dbt_valid_from)))"
+            f"({valid_to} <=> greatest({audit['update_ts']}, {valid_from})))"
         )
         key_list = ", ".join(keys)
         matched = " and ".join(f"v.{key} <=> o.{key}" for key in keys)
@@ -221,8 +229,8 @@ def dating_sql(
     else:
         checked = f"{inserted} or {closed}"
         wrong = (
-            f"({inserted} and not (dbt_valid_from <=> {audit['insert_ts']})) "
-            f"or ({closed} and not (dbt_valid_to <=> {audit['update_ts']}))"
+            f"({inserted} and not ({valid_from} <=> {audit['insert_ts']})) "
+            f"or ({closed} and not ({valid_to} <=> {audit['update_ts']}))"
         )
     return f"""
         select count(*), count_if({wrong})
@@ -254,11 +262,18 @@ class History:
         )
 
 
-# dbt's own columns in the demo's snapshots (no snapshot_meta_column_names there); a run
-# writes the first two and the audit columns of _CLOSING_ROLES only when it closes a version.
+# Of dbt's own columns, a run writes dbt_valid_to, and of the audit columns those of
+# _CLOSING_ROLES, only when it closes a version; it leaves the others as they are.
 _DBT_CLOSING = ("dbt_valid_to",)
 _DBT_KEPT = ("dbt_scd_id", "dbt_updated_at", "dbt_valid_from")
 _CLOSING_ROLES = ("update_process_id", "update_ts", "effective_end_ts")
+
+
+def dbt_column_names(names: Mapping[str, str] | None = None) -> dict[str, str]:
+    """dbt's snapshot columns, role -> name: ``names`` (a snapshot node's
+    ``config.snapshot_table_column_names``, which its ``snapshot_meta_column_names`` renames),
+    else dbt's defaults, as dbt itself defines them."""
+    return dict(names or SnapshotConfig().snapshot_table_column_names)
 
 
 @dataclass(frozen=True)
@@ -383,6 +398,7 @@ def reconcile(
     fingerprint_before: Fingerprint | None = None,
     updated_at: str | None = None,
     deletion_records: bool = False,
+    dbt_names: Mapping[str, str] | None = None,
 ) -> Reconciliation:
     """Compare one run of ``snapshot`` with the manifest, in counts and key by key; then the
     snapshot's open versions with the day's ``source`` (``columns``: the source's, every one
@@ -392,7 +408,8 @@ def reconcile(
     of the previous run's reconciliation): none of them changed, went or came twice; and the
     validity of the versions the run opened and closed (``updated_at``: the snapshot's, where
     its validity follows it; ``deletion_records``: hard_deletes='new_record'; see
-    :func:`dating_sql`)."""
+    :func:`dating_sql`; ``dbt_names``: dbt's column names as the snapshot's config has them,
+    dbt's defaults when not given)."""
     sql = reconciliation_sql(f"{schema}.{snapshot}", f"{schema}.{manifest}", keys, run_id, audit)
     observed: dict[str, int] = {}
     expected: dict[str, int] = {}
@@ -411,10 +428,20 @@ def reconcile(
         state_sql(table, f"{schema}.{source}", columns or keys, audit)
     )
     ((dated_rows, misdated),) = execute(
-        dating_sql(table, run_id, audit, updated_at, deletion_records, keys)
+        dating_sql(table, run_id, audit, updated_at, deletion_records, keys, dbt_names)
     )
     ((versions, closed),) = execute(history_sql(table, audit))
-    ((*fingerprints,),) = execute(fingerprint_sql(table, columns or keys, audit, run_id))
+    names = dbt_column_names(dbt_names)
+    ((*fingerprints,),) = execute(
+        fingerprint_sql(
+            table,
+            columns or keys,
+            audit,
+            run_id,
+            dbt_kept=[names[role] for role in _DBT_KEPT],
+            dbt_closing=[names[role] for role in _DBT_CLOSING],
+        )
+    )
     kept, after = (Fingerprint(*map(int, fingerprints[i : i + 4])) for i in (0, 4))
     return Reconciliation(
         snapshot,

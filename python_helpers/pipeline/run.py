@@ -500,6 +500,8 @@ def run_days(options: PipelineOptions, timer: StepTimer) -> list[Reconciliation]
                     # strategy, or check with updated_at: _scd2_business_time).
                     updated_at=node.node.config.get("updated_at"),
                     deletion_records=node.node.config.get("hard_deletes") == "new_record",
+                    # A project may rename them (snapshot_meta_column_names).
+                    dbt_names=node.node.config.snapshot_table_column_names,
                 )
                 histories[node.node.name] = result.expected_history
                 fingerprints[node.node.name] = result.after
