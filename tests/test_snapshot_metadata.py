@@ -1021,6 +1021,8 @@ def test_analyst_macros_refuse_what_they_cannot_read(dbt_project: ScratchProject
             "scd2_audit._scd2_timestamp_sql(\"' 2024-01-01 12:00:00 '\")",
             # Double quotes make a string in Spark's SQL too.
             "scd2_audit._scd2_timestamp_sql('\"2024-01-01 12:00:00\"')",
+            # RFC 3339's lower-case separator and zone.
+            "scd2_audit._scd2_timestamp_sql('2024-01-01t12:00:00z')",
         )
     ]
     assert len(set(moments)) == 1 and "'2024-01-01 12:00:00" in moments[0], moments

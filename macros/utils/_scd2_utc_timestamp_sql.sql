@@ -2,7 +2,8 @@
     {#-
         A date or a date and time in ISO 8601 as a timestamp literal that carries its zone, or
         none for any other text: 'YYYY-MM-DD', then optionally a time 'HH:MM[:SS[.ffffff]]'
-        after a space or a 'T', then optionally a zone 'Z' or an offset '+HH:MM' ('+HHMM').
+        after a space or a 'T', then optionally a zone 'Z' or an offset '+HH:MM' ('+HHMM');
+        't' and 'z' in lower case too, as RFC 3339 allows.
         Without a zone it is UTC: a bare literal would be read in the Spark session time zone,
         so the same run under two session time zones would store or compare two different
         instants. The one rendering of the high-end value (scd2_high_end_ts) and of as-of
@@ -13,7 +14,7 @@
         Spark failed on its literal with INVALID_TYPED_LITERAL.
     -#}
     {%- set parts = modules.re.match(
-        '^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(:\d{2}(?:\.\d{1,6})?)?\s*(Z|[+-]\d{2}:?\d{2})?)?$',
+        '^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2})(:\d{2}(?:\.\d{1,6})?)?\s*([Zz]|[+-]\d{2}:?\d{2})?)?$',
         text | string | trim) -%}
     {%- if parts is none -%}{{ return(none) }}{%- endif -%}
     {%- set date, time, seconds, zone = parts.groups() -%}
@@ -24,10 +25,10 @@
     {%- if d > month_days -%}{{ return(none) }}{%- endif -%}
     {%- if time and (time[:2] | int > 23 or time[3:5] | int > 59) -%}{{ return(none) }}{%- endif -%}
     {%- if seconds and seconds[1:3] | int > 59 -%}{{ return(none) }}{%- endif -%}
-    {%- if zone not in [none, 'Z'] and (zone[1:3] | int > 18 or zone[-2:] | int > 59
+    {%- if zone not in [none, 'Z', 'z'] and (zone[1:3] | int > 18 or zone[-2:] | int > 59
             or (zone[1:3] | int == 18 and zone[-2:] | int > 0)) -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set offset = ' UTC' if zone in [none, 'Z'] else zone -%}
+    {%- set offset = ' UTC' if zone in [none, 'Z', 'z'] else zone -%}
     {{ return("timestamp '" ~ date ~ ' ' ~ (time or '00:00') ~ (seconds or ':00') ~ offset ~ "'") }}
 {%- endmacro %}
