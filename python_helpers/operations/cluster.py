@@ -39,6 +39,7 @@ from python_helpers.operations.thrift import (
     MAX_SECONDS,
     ThriftStopError,
     ThriftUsageError,
+    cmdline_args,
     exclusive,
     log_tail,
     on_shared_metastore,
@@ -382,11 +383,10 @@ def _postgres_of(pid: int, data: Path) -> bool:
     path (``/y/x/lake/...`` beside ``/x/lake/...``) is another's."""
     if not pid_alive(pid):
         return False
-    try:
-        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
+    args = cmdline_args(pid)
+    if args is None:
         return True
-    wanted = os.fsencode(data)  # bytes: another process's arguments need not be UTF-8
+    wanted = os.fsencode(data)
     return any(
         (arg == b"-D" and following == wanted) or arg == b"-D" + wanted
         for arg, following in zip(args, [*args[1:], b""], strict=True)

@@ -122,13 +122,19 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
-def _cmdline(pid: int) -> str | None:
-    """``pid``'s command line, or None where /proc does not tell."""
+def cmdline_args(pid: int) -> list[bytes] | None:
+    """``pid``'s arguments as bytes (another process's need not be UTF-8), or None where /proc
+    does not tell."""
     try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-        return raw.replace(b"\0", b" ").decode(errors="replace")  # any process's bytes
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return None
+
+
+def _cmdline(pid: int) -> str | None:
+    """``pid``'s command line as text, or None where /proc does not tell."""
+    args = cmdline_args(pid)
+    return None if args is None else b" ".join(args).decode(errors="replace")
 
 
 def pid_alive(pid: int) -> bool:

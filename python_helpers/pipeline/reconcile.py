@@ -410,6 +410,7 @@ def reconcile(
     its validity follows it; ``deletion_records``: hard_deletes='new_record'; see
     :func:`dating_sql`; ``dbt_names``: dbt's column names as the snapshot's config has them,
     dbt's defaults when not given)."""
+    names = dbt_column_names(dbt_names)
     sql = reconciliation_sql(f"{schema}.{snapshot}", f"{schema}.{manifest}", keys, run_id, audit)
     observed: dict[str, int] = {}
     expected: dict[str, int] = {}
@@ -428,10 +429,9 @@ def reconcile(
         state_sql(table, f"{schema}.{source}", columns or keys, audit)
     )
     ((dated_rows, misdated),) = execute(
-        dating_sql(table, run_id, audit, updated_at, deletion_records, keys, dbt_names)
+        dating_sql(table, run_id, audit, updated_at, deletion_records, keys, names)
     )
     ((versions, closed),) = execute(history_sql(table, audit))
-    names = dbt_column_names(dbt_names)
     ((*fingerprints,),) = execute(
         fingerprint_sql(
             table,
