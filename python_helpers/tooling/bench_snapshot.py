@@ -147,6 +147,7 @@ def history_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Pa
     """BENCHMARKS.md body: snapshot time by day over a month of the same daily changes."""
     from python_helpers.generator import GeneratorSpec, generate_day
     from python_helpers.generator.output import write_tables
+    from python_helpers.pipeline.reconcile import dbt_column_names
 
     rows = getattr(args, "history_rows", None) or DEFAULT_HISTORY_ROWS
     measured = sorted(set(getattr(args, "history_days", None) or DEFAULT_HISTORY_DAYS))
@@ -156,13 +157,14 @@ def history_benchmark(spark: SparkSession, args: argparse.Namespace, scratch: Pa
     stock = snapshot_project(scratch / "stock", schema, spark, "snap_stock", stock=True)
     spec = GeneratorSpec(rows, rows, 5, 10, 0.2, 0.4, 0.4)
     times: dict[int, tuple[float, float, int, int]] = {}
+    valid_to = dbt_column_names()["dbt_valid_to"]  # the bench's snapshots keep dbt's names
     for day in range(1, measured[-1] + 1):
         write_tables(generate_day(spark, spec, day), schema)
         ours_seconds = ours.dbt("snapshot", "--quiet").seconds
         stock_seconds = stock.dbt("snapshot", "--quiet").seconds
         if day in measured:
             versions, open_versions = spark.sql(
-                f"select count(*), count_if(dbt_valid_to is null) from {schema}.snap_ours"
+                f"select count(*), count_if({valid_to} is null) from {schema}.snap_ours"
             ).first()
             times[day] = (ours_seconds, stock_seconds, versions, open_versions)
             print(
