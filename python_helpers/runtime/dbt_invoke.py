@@ -2,11 +2,14 @@
 
 All steps share one JVM: dbt-spark's session method picks up the SparkSession that already
 exists in the process (``SparkSession.builder.getOrCreate``), so only the first step pays for
-starting Spark.
+starting Spark. Likewise only the first step's objects that live on (the modules dbt imports,
+its compiled macro templates) are left out of Python's later full garbage collections
+(:func:`_freeze_long_lived`).
 """
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,12 +61,40 @@ def run_dbt(
     started = time.perf_counter()
     res = dbtRunner().invoke(full)
     seconds = time.perf_counter() - started
+    _freeze_long_lived()
     invocation_id = _invocation_id()
     step = DbtStep(tuple(args), seconds, res.result, invocation_id)
     if check and not res.success:
         detail = "\n".join(failures(res.result)) or f"  {res.exception!r}"
         raise DbtStepError(f"dbt {' '.join(args)} failed:\n{detail}")
     return step
+
+
+_frozen = False
+
+
+def _freeze_long_lived() -> None:
+    """After the process's first dbt invocation, move every object then alive to Python's
+    permanent generation (``gc.freeze``), once.
+
+    Each invocation builds a manifest whose objects outlive Python's young collections and so
+    set off a full (generation 2) collection in about two invocations of three. A full
+    collection walks every object alive: besides the manifest, the 175,000 or more that dbt's
+    and pyspark's modules and dbt's caches hold for the process's life.
+    Frozen once they exist (after the first invocation, which imports the adapter and
+    compiles the macros it runs), they are no longer walked: in a warm session a full
+    collection took 15 ms instead of 50 to 80 ms, and `dbt seed` of the 10,000-row day
+    0.91 to 0.93 s instead of 0.99 to 1.00 s at the fastest of 10 (2026-12-02, two processes
+    each way, alternating; docs/seeds.md). Frozen objects are still freed when their last
+    reference goes (a frozen cycle that becomes garbage is not): over 25 invocations the
+    process's size and its count of unfrozen objects stayed flat.
+    """
+    global _frozen
+    if _frozen:
+        return
+    _frozen = True
+    gc.collect()
+    gc.freeze()
 
 
 def _invocation_id() -> str:
