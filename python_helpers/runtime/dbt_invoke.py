@@ -82,12 +82,11 @@ def _freeze_long_lived() -> None:
     collection walks every object alive: besides the manifest, the 175,000 or more that dbt's
     and pyspark's modules and dbt's caches hold for the process's life.
     Frozen once they exist (after the first invocation, which imports the adapter and
-    compiles the macros it runs), they are no longer walked: in a warm session a full
-    collection took 15 ms instead of 50 to 80 ms, and `dbt seed` of the 10,000-row day
-    0.91 to 0.93 s instead of 0.99 to 1.00 s at the fastest of 10 (2026-12-02, two processes
-    each way, alternating; docs/seeds.md). Frozen objects are still freed when their last
-    reference goes (a frozen cycle that becomes garbage is not): over 25 invocations the
-    process's size and its count of unfrozen objects stayed flat.
+    compiles the macros it runs), they are no longer walked; what that gained is measured in
+    docs/seeds.md ("Taken on 2026-12-02") and docs/running-dbt.md ("The test suite"). Frozen
+    objects are still freed when their last reference goes (a frozen cycle that becomes
+    garbage is not): over 25 invocations the process's size and its count of unfrozen objects
+    stayed flat.
     """
     global _frozen
     if _frozen:
