@@ -1663,6 +1663,87 @@ def test_debezium_envelope(dbt_project: ScratchProject, tmp_path) -> None:
     assert iceberg_commits(dbt_project, "history") == commits
 
 
+def test_debezium_lines_of_the_other_converter_setting_are_no_tombstones(
+    dbt_project: ScratchProject, tmp_path
+) -> None:
+    """A table over the topic's folder keeps the schema of its lines at its creation; lines
+    written after the connector's schemas.enable changed have none of its columns and read as
+    rows of NULLs, as a tombstone does. With _corrupt_record declared (a tombstone's is its
+    text, `null`), they fail the run as malformed, naming the cause, and nothing is written
+    (before, they were left out as tombstones: the update and the delete they held were
+    lost without a word)."""
+    ms, hour = T0_MS, HOUR_MS
+    spark = dbt_project.spark
+    spark.sql(f"create schema if not exists {dbt_project.schema}")
+    row = "struct<id: bigint, name: string>"
+    fields = f"op string, before {row}, after {row}, source struct<ts_ms: bigint, lsn: bigint>"
+    shapes = {
+        "plain": f"{fields}, _corrupt_record string",
+        "enveloped": f"schema string, payload struct<{fields}>, _corrupt_record string",
+    }
+
+    def shaped(line: str, envelope: bool) -> str:
+        """The line with Kafka Connect's schema/payload envelope, or as it is; a tombstone
+        (`null`) is one in either shape."""
+        if line == "null" or not envelope:
+            return line
+        return json.dumps({"schema": {"type": "struct"}, "payload": json.loads(line)})
+
+    first = [
+        debezium_line("r", None, {"id": 1, "name": "Alice"}, ms, 10),
+        debezium_line("r", None, {"id": 2, "name": "Bob"}, ms, 11),
+    ]
+    later = [
+        debezium_line("u", {"id": 1, "name": "Alice"}, {"id": 1, "name": "Angela"}, ms + hour, 20),
+        debezium_line("d", {"id": 2, "name": "Bob"}, None, ms + 2 * hour, 30),
+        "null",  # the delete's tombstone: left out in either shape
+    ]
+    for shape, ddl in shapes.items():
+        folder = tmp_path / shape
+        folder.mkdir()
+        relation = f"{shape}_raw"
+        envelope = shape == "enveloped"
+        (folder / "part-0.json").write_text(
+            "\n".join(shaped(line, envelope) for line in first) + "\n"
+        )
+        spark.sql(f"drop table if exists {dbt_project.table('history')}")
+        spark.sql(
+            f"create table {dbt_project.table(relation)} ({ddl}) using json location '{folder}'"
+        )
+        write_debezium_model(dbt_project, relation)
+        run(dbt_project)
+        assert brief(versions(dbt_project)) == [
+            (1, "Alice", 0, None, None),
+            (2, "Bob", 0, None, None),
+        ]
+        commits = iceberg_commits(dbt_project, "history")
+
+        # The later lines in the other shape: malformed (both read alike, as NULLs, so they
+        # are one event), nothing written.
+        lines = [shaped(line, not envelope) for line in later]
+        (folder / "part-1.json").write_text("\n".join(lines) + "\n")
+        message = failure(dbt_project)
+        assert "1 malformed event(s)" in message, message
+        assert "a line without Debezium's op, before and after" in message, message
+        assert "one converter setting (schemas.enable)" in message, message
+        assert brief(versions(dbt_project)) == [
+            (1, "Alice", 0, None, None),
+            (2, "Bob", 0, None, None),
+        ]
+        assert iceberg_commits(dbt_project, "history") == commits
+
+        # Rewritten in the table's shape, the same changes apply; the tombstone stays out.
+        (folder / "part-1.json").write_text(
+            "\n".join(shaped(line, envelope) for line in later) + "\n"
+        )
+        run(dbt_project)
+        assert brief(versions(dbt_project)) == [
+            (1, "Alice", 0, 1, "update"),
+            (1, "Angela", 1, None, None),
+            (2, "Bob", 0, 2, "delete"),
+        ]
+
+
 def connect_decimal(value: Decimal, scale: int) -> str:
     """A decimal as Kafka Connect's JsonConverter writes it: base64 of the unscaled value's
     big-endian two's complement bytes (Java's BigInteger.toByteArray)."""
@@ -3260,9 +3341,34 @@ def test_an_integer_column_whose_events_bring_fractions_becomes_a_double(
     message = failure(dbt_project)
     assert "the events have new, wider or retyped columns (['note'])" in message, message
     assert "its partitioning was changed by hand" in message, message
-    assert "Add or widen ['note'] first (alter table" in message, message
+    assert "Add or widen ['note'] first, where this run would: alter table" in message, message
     assert iceberg_commits(dbt_project, "history") == commits
     assert "note" not in spark.table(history).columns
+    assert f"alter table {history} add column note string after rank" in message, message
+
+    # Added by hand at the table's end (after the metadata columns): the run says so, naming
+    # the statement that moves it, and writes nothing; where it had called the table one
+    # scd2_events did not build, with two empty lists, and only --full-refresh as a way out.
+    spark.sql(f"alter table {history} add columns (note string)")
+    message = failure(dbt_project)
+    assert "has column(s) ['note'] after its metadata columns" in message, message
+    move = f"alter table {history} alter column note after rank"
+    assert move in message, message
+    assert iceberg_commits(dbt_project, "history") == commits
+    spark.sql(move)
+    run(dbt_project)
+    assert [
+        tuple(r)
+        for r in spark.sql(
+            f"select id, points, note, dbt_valid_to is null from {history} "
+            "where id = 1 order by dbt_valid_from"
+        ).collect()
+    ] == [
+        (1, 10.0, None, False),
+        (1, 10.5, None, False),
+        (1, 11.0, None, False),
+        (1, 12.5, "vip", True),
+    ]
 
 
 def test_a_struct_that_gained_a_field_fails_clearly_and_the_advice_works(

@@ -538,6 +538,17 @@ def test_column_names_that_need_quoting(dbt_project: ScratchProject) -> None:
 
     current = [(1, "a2@x", "n1"), (2, "b@x", "n2"), (4, "d@x", "n4")]
     assert select("current") == current  # include_metadata='false': no metadata columns
+    # The macros select the columns as the table spells them (`cust id` and `e-mail`
+    # before), as a table built of their select shows; Spark's Hive metastore keeps a view's
+    # column names in lower case whatever its select says.
+    for name, call in models.items():
+        dbt_project.write(
+            f"models/{name}_table.sql", f"{{{{ config(materialized='table') }}}}\n{{{{ {call} }}}}"
+        )
+    dbt_project.dbt("run", "--select", *(f"{name}_table" for name in models))
+    for name in models:
+        columns = dbt_project.spark.table(dbt_project.table(f"{name}_table")).columns
+        assert {"Cust Id", "e-Mail"} <= set(columns), (name, columns)
     assert select("found_current") == current
     assert select("as_of") == current
     feed = select("feed", order_by="`Cust Id`, _change_type")

@@ -24,8 +24,8 @@
         - types: each column's Spark type by its lower-case name ({} before the table
           exists);
         - quoted: the same lists (key_columns, data_columns, metadata_columns, all_columns)
-          as Spark identifiers, for the SQL: a column such as `e-Mail` or `Cust Id` needs
-          the quotes.
+          as Spark identifiers, spelled as the table spells them, for the SQL: a column such
+          as `e-Mail` or `Cust Id` needs the quotes.
         Columns are read from the table. When it does not exist yet (dbt compile, sqlfluff, docs
         before the first snapshot), the columns documented in the snapshot's YAML stand in, so
         that the SQL still compiles to its real shape (when they are all documented; with none,
@@ -55,7 +55,14 @@
     {%- set snapshot = scd2_audit._scd2_snapshot_context(relation, unique_key, valid_to_current) -%}
     {%- set columns = snapshot.columns -%}
     {%- set audit = snapshot.audit -%}
-    {%- set types = scd2_audit._scd2_column_types(relation) -%}
+    {#- Names are compared in lower case, and selected as the table spells them: a view of
+        a snapshot whose source column is `Name` has a `Name` column, not `name`. -#}
+    {%- set types = {} -%}
+    {%- set spelled = {} -%}
+    {%- for name, type in scd2_audit._scd2_column_types(relation, keep_case=true).items() -%}
+        {%- do types.update({name | lower: type}) -%}
+        {%- do spelled.update({name | lower: name}) -%}
+    {%- endfor -%}
     {%- set table_columns = types.keys() | list -%}
     {#- The table's columns before its key: a relation that is no history (a seed, a model)
         was first asked for a unique_key, and only then found to have no validity. -#}
@@ -138,7 +145,7 @@
             ('metadata_columns', metadata_columns), ('all_columns', table_columns)] -%}
         {%- set identifiers = [] -%}
         {%- for column in names -%}
-            {%- do identifiers.append(scd2_audit._scd2_quote(column)) -%}
+            {%- do identifiers.append(scd2_audit._scd2_quote(spelled.get(column, column))) -%}
         {%- endfor -%}
         {%- do quoted.update({name: identifiers}) -%}
     {%- endfor -%}

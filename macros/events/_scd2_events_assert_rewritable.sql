@@ -12,10 +12,25 @@
         {%- set retyped = schema_change.retyped.keys() | list -%}
         {%- set altered = (schema_change.added.keys() | list)
             + (schema_change.widened.keys() | reject('in', retyped) | list) -%}
+        {#- The statements themselves: a column added by hand goes at the table's end, after
+            the metadata columns, where a later run finds a table it did not build (its data
+            columns come first); `after` puts it where this run would have. A widened struct
+            (the positions) widens field by field, left to the reader. -#}
+        {%- set statements = [] -%}
+        {%- for name, type in schema_change.added.items() -%}
+            {%- set at = schema_change.columns.index(name) -%}
+            {%- do statements.append("alter table " ~ relation ~ " add column " ~ name ~ " "
+                ~ type ~ " after " ~ schema_change.columns[at - 1]) -%}
+        {%- endfor -%}
+        {%- for name, type in schema_change.widened.items() if name not in retyped -%}
+            {%- do statements.append("alter table " ~ relation ~ " alter column " ~ name
+                ~ " type " ~ (type if not type.startswith('struct<') else type ~ " (field by "
+                    ~ "field: alter column " ~ name ~ ".<field> type ...)")) -%}
+        {%- endfor -%}
         {%- set advice = [] -%}
         {%- if altered -%}
-            {%- do advice.append("add or widen " ~ altered ~ " first (alter table " ~ relation
-                ~ " add columns ...; alter column ... type ...)") -%}
+            {%- do advice.append("add or widen " ~ altered ~ " first, where this run would: "
+                ~ statements | join('; ')) -%}
         {%- endif -%}
         {%- if retyped -%}
             {%- do advice.append("cast " ~ retyped ~ " back to the table's type in the model's "

@@ -19,8 +19,9 @@
           versions in one `create or replace table ... as` (_scd2_events_overwrite_sql), so a
           failed run leaves no column added.
         Fails, naming both lists, when the table does not end with the metadata columns this
-        run writes (a table not built by scd2_events, or the model's settings changed), when a
-        key column is missing from the table (the unique_key changed), and, naming the column
+        run writes (a table not built by scd2_events, or the model's settings changed; where
+        only columns added by hand follow them, naming those and the statements that move
+        them before the metadata columns), when a key column is missing from the table (the unique_key changed), and, naming the column
         and both types, on a type change the history cannot follow.
         A column whose type the table cannot take but which holds no value in this run's
         events (`events_sql`, counted only then) is read as the table's type instead.
@@ -42,6 +43,28 @@
     {%- set data = actual[:data_count] if data_count > 0 else [] -%}
     {%- set wanted = ctx.key_columns + ctx.value_columns -%}
     {%- set missing_keys = ctx.key_columns | reject('in', data) | list -%}
+    {#- Columns after the metadata columns, the metadata columns all there in order: columns
+        added by hand (`alter table ... add columns` appends), which the run would take for
+        metadata. Said so, with the statements that put them where a run adds its own. -#}
+    {%- set first_metadata = actual.index(metadata[0]) if metadata[0] in actual else -1 -%}
+    {%- set trailing = actual[first_metadata:] | reject('in', metadata) | list
+        if first_metadata > 0 else [] -%}
+    {%- if trailing and actual | select('in', metadata) | list == metadata
+            and not missing_keys -%}
+        {%- set moves = [] -%}
+        {%- set previous = namespace(name=actual[first_metadata - 1]) -%}
+        {%- for name in trailing -%}
+            {%- do moves.append("alter table " ~ relation ~ " alter column " ~ name ~ " after "
+                ~ previous.name) -%}
+            {%- set previous.name = name -%}
+        {%- endfor -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_events model " ~ ctx.name ~ ": the table " ~ relation ~ " has column(s) "
+            ~ trailing ~ " after its metadata columns (" ~ metadata[0] ~ " to " ~ metadata[-1]
+            ~ "), where the model's columns come before them: added by hand (alter table "
+            ~ "... add columns puts a column at the end). Nothing was written. Move them: "
+            ~ moves | join('; ') ~ ".") }}
+    {%- endif -%}
     {%- if data_count <= 0 or actual[data_count:] != metadata or missing_keys -%}
         {%- set expected = wanted + metadata -%}
         {{ exceptions.raise_compiler_error(

@@ -255,6 +255,19 @@
     {%- if '_corrupt_record' in columns -%}
         {%- do op_cases.append("when coalesce(trim(_corrupt_record), 'null') != 'null'"
             ~ " then concat('a line Spark could not read whole: ', left(_corrupt_record, 300))") -%}
+        {#- A line Spark read whole that holds none of the fields is no tombstone (its
+            _corrupt_record is `null`, its text): most likely a line of the other converter
+            setting (schemas.enable) in a relation whose schema was fixed by one, whose change
+            would be lost without a word. -#}
+        {%- do op_cases.append("when " ~ p ~ "op is null and " ~ p ~ "before is null and "
+            ~ p ~ "after is null and _corrupt_record is null then " ~ scd2_audit._scd2_sql_string(
+                "a line without Debezium's op, before and after" ~ (
+                    " in a payload: a line without Kafka Connect's schema/payload envelope in a "
+                    ~ "relation of lines with it (or a tombstone as Kafka Connect before 2.2 "
+                    ~ 'wrote it, {"schema":null,"payload":null})' if p else
+                    ": a line with Kafka Connect's schema/payload envelope in a relation of "
+                    ~ "lines without it") ~ ". Point the relation at the files of one converter "
+                ~ "setting (schemas.enable), or flatten both shapes in a union of your own")) -%}
     {%- endif -%}
     {%- set unsent = scd2_audit._scd2_debezium_unsent(p, values, fields['after'], ref,
         unavailable_value) if unavailable_value is not none and fields['after'] else '' -%}
@@ -297,6 +310,6 @@
         or {{ p }}before is not null
         or {{ p }}after is not null
         {%- if '_corrupt_record' in columns %}
-        or coalesce(trim(_corrupt_record), 'null') != 'null'
+        or not (trim(_corrupt_record) <=> 'null')
         {%- endif %}
 {%- endmacro %}

@@ -1,7 +1,7 @@
-{% macro _scd2_column_types(relation) -%}
+{% macro _scd2_column_types(relation, keep_case=false) -%}
     {#-
         The columns of `relation` as {name (lower case): Spark type (lower case)}, in table
-        order; empty before execution (dbt's parse), when the adapter is not asked, and for
+        order (`keep_case`: each name as the table spells it); empty before execution (dbt's parse), when the adapter is not asked, and for
         a query in place of a relation. A relation that dbt renders as a subquery (`ref()`
         under `--empty`, a microbatch, a generic test's `where` config) is described as its
         table (_scd2_table_relation).
@@ -17,7 +17,8 @@
                 schema=table.schema or target.schema, identifier=fixture_of) or table -%}
         {%- endif -%}
         {%- for column in adapter.get_columns_in_relation(table) -%}
-            {%- do types.update({column.name | lower: column.dtype | lower}) -%}
+            {%- do types.update({(column.name if keep_case else column.name | lower):
+                column.dtype | lower}) -%}
         {%- endfor -%}
     {%- endif -%}
     {{ return(types) }}
