@@ -3794,6 +3794,18 @@ def test_keys_holding_the_separator_and_a_key_change_into_the_same_values(
     ]
     assert dbt_project.spark.sql(f"select distinct dbt_scd_id from {table}").count() == 3
 
+    # An update whose composite old key is missing a part is malformed, and said so; one with
+    # none of it is an update without an old key. Nothing is written either way.
+    commits = iceberg_commits(dbt_project, "history")
+    for old, said in (
+        (("a", None), "update with a null in its old key (old1, old2)"),
+        ((None, None), "update without an old key (old1, old2)"),
+    ):
+        write_events(dbt_project, [("a", "b|c", "new", "u", at(2), 0, *old)], ddl=ddl)
+        message = failure(dbt_project)
+        assert "1 malformed event(s)" in message and said in message, message
+        assert iceberg_commits(dbt_project, "history") == commits
+
 
 def test_ordering_columns_follow_their_types_or_the_run_is_refused(
     dbt_project: ScratchProject,

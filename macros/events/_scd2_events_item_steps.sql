@@ -78,8 +78,14 @@
                 when {{ key_is_null }} then 'null key'
                 {%- if olds %}
                 when cast({{ ctx.op }} as string) = {{ scd2_audit._scd2_sql_string(c['update']) }}
-                    and ({{ olds | join(' is null or ') }} is null)
+                    and ({{ olds | join(' is null and ') }} is null)
                     then 'update without an old key ({{ olds | join(", ") }})'
+                {%- if olds | length > 1 %}
+                {#- Part of a composite old key: no key either, but said as it is. #}
+                when cast({{ ctx.op }} as string) = {{ scd2_audit._scd2_sql_string(c['update']) }}
+                    and ({{ olds | join(' is null or ') }} is null)
+                    then 'update with a null in its old key ({{ olds | join(", ") }})'
+                {%- endif %}
                 {%- endif %}
             end as scd2_problem
         from {{ events }}
