@@ -1107,6 +1107,39 @@ def test_a_relative_project_dir_loads_the_seed_from_the_working_directory(
 
 
 @pytest.mark.parametrize("method", METHODS)
+def test_a_pinned_date_takes_a_time_but_not_other_text_after_it(
+    dbt_project: ScratchProject, spark: SparkSession, method: str
+) -> None:
+    """Spark's cast to a date reads the date at the text's start and ignores what follows a
+    blank or a T, so `2024-01-05 not a date` loaded as 2024-01-05 without a word. A pinned
+    date keeps the date of a cell with a time or an offset (docs/seeds.md); other text after
+    it fails the seed, naming the value, and leaves the table as it was."""
+    header = "id,d"
+    good = [
+        "1,2024-01-05",
+        "2,2024-01-05 10:00:00",
+        "3,2024-01-05T23:30:00+02:00",
+        "4,2024-01-05T10:00Z",
+        "5,2024",
+        "6, 2024-1-5 ",
+        "7,",
+    ]
+    dbt_project.write_seed("dates", header, good)
+    dbt_project.write(
+        "seeds/dates.yml", seed_properties("dates", {"d": "date"}, seed_load_method=method)
+    )
+    dbt_project.dbt("seed")
+    day = dt.date(2024, 1, 5)
+    loaded = [(1, day), (2, day), (3, day), (4, day), (5, dt.date(2024, 1, 1)), (6, day), (7, None)]
+    assert _rows(spark, dbt_project.table("dates")) == loaded
+    for value in ("2024-01-05 not a date", "2024-01-05T99", "2024-1-5T", "2024-01-05 24:00"):
+        dbt_project.write_seed("dates", header, [f"1,{value}"])
+        step = dbt_project.dbt("seed", check=False)
+        _assert_seed_failed(step, f"the value '{value}' is not a valid date", "unchanged")
+        assert _rows(spark, dbt_project.table("dates")) == loaded
+
+
+@pytest.mark.parametrize("method", METHODS)
 def test_whole_numbers_with_zero_fractions_load_into_integer_types(
     dbt_project: ScratchProject, spark: SparkSession, method: str
 ) -> None:

@@ -16,7 +16,8 @@
         timestamp column, inferred or pinned in `column_types`, gives its ISO timestamps
         written to the minute with a zone their seconds where the cast alone fails
         (_scd2_seed_iso_sql; so a pinned timestamp column loads what the inferred one
-        would, where stock dbt-spark's cast loads NULL). An integer type pinned in `column_types`
+        would, where stock dbt-spark's cast loads NULL; a pinned date's cell must read as a
+        timestamp too, so that text after the date fails). An integer type pinned in `column_types`
         also takes a whole number written with a fraction of zeros (`2.0`, `-3.`, `.0`: the
         cast's 0), as stock dbt-spark's cast does, with the blanks and control characters
         around it that the cast skips (_scd2_seed_blanks: a tab, `\x0b`, `\x1c`, DEL...;
@@ -62,6 +63,14 @@
         {%- set remedy = "'. Fix the value, or the column's type in the seed's column_types. "
             ~ "Nothing was written; the seed table is unchanged." %}
         {%- set casts = ['try_cast(' ~ value ~ ' as ' ~ type ~ ')'] %}
+        {#- Spark's cast to a date reads the date at the text's start and ignores whatever
+            follows a blank or a T (`2024-01-05 junk`, `2024-01-05T99`): a pinned date's cell
+            must read as a timestamp too (a date with or without a time and an offset), whose
+            date it keeps. An inferred date column holds only dates (_scd2_seed_infer_types). #}
+        {%- if base_type == 'date' and name not in inferred %}
+        {%- set casts = ['case when try_cast(' ~ scd2_audit._scd2_seed_iso_sql(value, blanks)
+            ~ ' as timestamp) is not null then ' ~ casts[0] ~ ' end'] %}
+        {%- endif %}
         {%- if name in inferred and type == 'bigint' %}
         {%- do casts.append('try_cast(try_cast(' ~ value ~ ' as double) as bigint)') %}
         {%- elif base_type in ['timestamp', 'timestamp_ntz', 'timestamp_ltz'] %}
