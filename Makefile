@@ -75,6 +75,10 @@ cluster-stop:  ## stop the cluster and its metastore (says so when none runs)
 cluster-status:  ## what of the cluster runs, with its URLs (fails when nothing runs: the command exits 3, make 2)
 	$(BIN)/python -m python_helpers.operations.cluster status
 
+# What the lakehouse writes under LAKEHOUSE_DIR (docs/lakehouse.md): clean removes these, and
+# the folder itself only when nothing else is left in it (it may be a folder of the user's).
+LAKEHOUSE_ENTRIES := warehouse metastore_db tmp thrift cluster landing derby.log
+
 # Servers stop first: one left running would hold its ports and files after its lakehouse is
 # gone, with no pid file left to stop it by. A server that will not stop keeps everything.
 clean:  ## stop this lakehouse's Thrift servers and cluster, then remove warehouse, metastore and dbt outputs (keeps .venv and cached jars)
@@ -82,4 +86,5 @@ clean:  ## stop this lakehouse's Thrift servers and cluster, then remove warehou
 		$(BIN)/python -m python_helpers.operations.thrift stop --all && \
 		$(BIN)/python -m python_helpers.operations.cluster stop; \
 	fi
-	rm -rf "$(LAKEHOUSE_DIR)" target logs dbt_packages derby.log metastore_db spark-warehouse
+	rm -rf $(addprefix "$(LAKEHOUSE_DIR)"/,$(LAKEHOUSE_ENTRIES)) target logs dbt_packages derby.log metastore_db spark-warehouse
+	@rmdir "$(LAKEHOUSE_DIR)" 2>/dev/null || true

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 import time
 from datetime import datetime
 from pathlib import Path
@@ -159,3 +160,33 @@ def test_the_python_process_reads_the_high_end_whatever_its_zone(spark: SparkSes
         else:
             os.environ["TZ"] = zone
         time.tzset()
+
+
+def test_make_clean_removes_what_the_lakehouse_wrote_and_nothing_else(tmp_path: Path) -> None:
+    """LAKEHOUSE_DIR may be a folder of the user's: make clean removes the lakehouse's own
+    folders there (docs/lakehouse.md) and the folder only once nothing else is left in it,
+    where it removed the whole folder, the user's files with it."""
+    from python_helpers.runtime.lakehouse import PROJECT_ROOT
+
+    folder = tmp_path / "shared"
+    for entry in ("warehouse/db/t", "metastore_db/seg0", "tmp/x", "landing/scd2"):
+        (folder / entry).mkdir(parents=True)
+    (folder / "derby.log").write_text("log\n")
+    (folder / "notes.txt").write_text("precious\n")
+
+    def clean() -> None:
+        # Run from tmp_path: no venv there (no server to stop), and its own target/ and logs/.
+        done = subprocess.run(
+            ["make", "-s", "-f", str(PROJECT_ROOT / "Makefile"), "clean",
+             f"LAKEHOUSE_DIR={folder}"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+
+    clean()
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+    assert (folder / "notes.txt").read_text() == "precious\n"
+    (folder / "notes.txt").unlink()
+    (folder / "warehouse").mkdir()
+    clean()
+    assert not folder.exists()

@@ -1137,6 +1137,12 @@ def test_a_pinned_date_takes_a_time_but_not_other_text_after_it(
         step = dbt_project.dbt("seed", check=False)
         _assert_seed_failed(step, f"the value '{value}' is not a valid date", "unchanged")
         assert _rows(spark, dbt_project.table("dates")) == loaded
+    # A row whose first cell has no value is said so (it was quoted as 'null').
+    dbt_project.write_seed("dates", header, [",2024-01-05 junk"])
+    step = dbt_project.dbt("seed", check=False)
+    no_value = "(no value: an empty, blank or null cell)"
+    _assert_seed_failed(step, f"in the row whose first column id is '{no_value}'")
+    assert _rows(spark, dbt_project.table("dates")) == loaded
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -41,8 +41,9 @@
     {%- set integer_types = scd2_audit._scd2_integer_types() -%}
     {%- set first = scd2_audit._scd2_quote(columns[0]) -%}
     {%- set blanks = scd2_audit._scd2_seed_blanks('number') -%}
-    {%- set first_excerpt = scd2_audit._scd2_seed_excerpt_sql(
-        'case when ' ~ first ~ " is null then 'null' else " ~ first ~ ' end') -%}
+    {#- A first cell with no value is said so: quoted as 'null', it read as the text null. -#}
+    {%- set first_excerpt = scd2_audit._scd2_seed_excerpt_sql('case when ' ~ first
+        ~ " is null then '(no value: an empty, blank or null cell)' else " ~ first ~ ' end') -%}
     {%- set text_cells = [] -%}
     select
         {%- for name in columns %}

@@ -9,7 +9,7 @@ reconciliation is OK, 1 on a failed dbt step or a MISMATCH, 2 on bad arguments (
 --events or --format table with --target thrift) or a setup it cannot run on (no Thrift
 server answering the thrift target, no cluster running, or a part of it down, for the cluster
 target, a Thrift server holding the local target's metastore, a lakehouse folder it cannot
-create, a --keep-warehouse schema that holds tables).
+create, a --keep-warehouse schema that holds tables), 130 when interrupted (Ctrl-C).
 
 The lakehouse (warehouse, metastore) is the folder LAKEHOUSE_DIR names (default: .lakehouse
 in the project); the generated seeds go to the project's seeds/generated.
@@ -22,14 +22,17 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from python_helpers.generator.events import (
     SHAPES,
@@ -827,9 +830,12 @@ def main(argv: list[str] | None = None) -> int:
         fresh=not args.keep_warehouse,
         verbose=args.verbose,
     )
+    interrupted = _InterruptWatch()
     try:
         options = replace(options, events=spec_from_arguments(args, args.events))
         return run(options)
+    except KeyboardInterrupt:
+        return _interrupted()
     except InvalidGeneratorArgument as exc:
         print(f"error: {_argument_error(exc)}", file=sys.stderr)
         return 2
@@ -837,8 +843,47 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except DbtStepError as exc:
+        if interrupted.is_set():
+            return _interrupted()
         print(f"\nerror: {exc}", file=sys.stderr)
         return 1
+    except Exception:
+        # Ctrl-C inside a call to Spark's JVM breaks py4j's connection: its error, not the
+        # interrupt, is what comes out (of dbt's runner too).
+        if interrupted.is_set():
+            return _interrupted()
+        raise
+    finally:
+        interrupted.restore()
+
+
+class _InterruptWatch(threading.Event):
+    """Set once SIGINT arrives; the handler before it is put back by restore()."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.previous: Any = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._on_interrupt)
+
+    def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
+        self.set()
+        signal.default_int_handler(signum, frame)
+
+    def restore(self) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+
+def _interrupted() -> int:
+    """Exit status 130 (128 + SIGINT, as a shell reports it): a script tells an interrupt from
+    a failed step."""
+    print(
+        "\ninterrupted: the run stopped where it was; run it again (a run starts on a "
+        "fresh warehouse unless --keep-warehouse)",
+        file=sys.stderr,
+    )
+    return 130
 
 
 if __name__ == "__main__":

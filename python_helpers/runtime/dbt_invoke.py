@@ -64,6 +64,10 @@ def run_dbt(
     _freeze_long_lived()
     invocation_id = _invocation_id()
     step = DbtStep(tuple(args), seconds, res.result, invocation_id)
+    # dbt's runner catches Ctrl-C (after cancelling its queries) and returns it as a failure:
+    # raised again, so that a caller stops as it would on any other interrupt.
+    if isinstance(res.exception, KeyboardInterrupt):
+        raise KeyboardInterrupt from res.exception
     if check and not res.success:
         detail = "\n".join(failures(res.result)) or f"  {res.exception!r}"
         raise DbtStepError(f"dbt {' '.join(args)} failed:\n{detail}")
