@@ -714,6 +714,24 @@ def test_seeds_in_other_formats_keep_their_table_on_failure(
     assert str(failed.result.results[0].message).startswith("Runtime Error in seed daily")
     assert _rows(spark, table) == loaded
 
+    # What Spark refuses only as it creates the table failed after the drop, the table lost:
+    # a header name with a comma (the Hive metastore holds none), a partition column the file
+    # lacks. Refused before the drop now.
+    write_csv(dbt_project.root / "seeds" / "daily.csv", ("id", "na,me", "amount"), day1)
+    failed = dbt_project.dbt("seed", check=False)
+    _assert_seed_failed(failed, "contains commas")
+    assert _rows(spark, table) == loaded
+    write_csv(dbt_project.root / "seeds" / "daily.csv", header, day1)
+    dbt_project.write(
+        "seeds/daily.yml",
+        seed_properties(
+            "daily", {"id": "int", "amount": "double"}, file_format="parquet",
+            partition_by="[region]",
+        ),
+    )  # fmt: skip
+    _assert_seed_failed(dbt_project.dbt("seed", check=False), "region")
+    assert _rows(spark, table) == loaded
+
     # parquet to iceberg: the checks, then the drop and the create.
     _assert_seed_failed(seed(bad, "iceberg", check=False), "value 'abc'", "unchanged")
     assert _rows(spark, table) == loaded

@@ -173,6 +173,20 @@
             {%- set mode = run_query('set ' ~ mode_key).rows[0][1] -%}
             {%- do scd2_audit._scd2_run_sql('set ' ~ mode_key ~ '=static') -%}
         {%- else -%}
+            {#- What Spark refuses only as it creates the table (a column name the Hive
+                metastore cannot hold, such as one with a comma; a partition or bucket column
+                the file lacks; a bad option) failed after the drop, and the table was lost:
+                the same definition, without rows and in the warehouse, is created and
+                dropped first. -#}
+            {%- set probe = target_relation.incorporate(
+                path={'identifier': target_relation.identifier ~ '__scd2_seed_probe'}) -%}
+            {%- do scd2_audit._scd2_run_sql('drop table if exists ' ~ probe) -%}
+            {%- do scd2_audit._scd2_run_sql('create table ' ~ probe ~ ' '
+                ~ file_format_clause() ~ ' ' ~ options_clause() ~ ' '
+                ~ tblproperties_clause() ~ ' ' ~ partition_cols(label='partitioned by') ~ ' '
+                ~ clustered_cols(label='clustered by') ~ ' as select * from ('
+                ~ select_sql ~ ') as scd2_seed_probe limit 0') -%}
+            {%- do scd2_audit._scd2_run_sql('drop table ' ~ probe) -%}
             {%- do adapter.drop_relation(old_relation) -%}
         {%- endif -%}
     {%- endif -%}
