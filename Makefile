@@ -78,6 +78,8 @@ cluster-status:  ## what of the cluster runs, with its URLs (fails when nothing 
 # What the lakehouse writes under LAKEHOUSE_DIR (docs/lakehouse.md): clean removes these, and
 # the folder itself only when nothing else is left in it (it may be a folder of the user's).
 LAKEHOUSE_ENTRIES := warehouse metastore_db tmp thrift cluster landing derby.log
+# An empty LAKEHOUSE_DIR (`make clean LAKEHOUSE_DIR=`) is the default, as Python reads it, not /.
+CLEAN_DIR := $(or $(LAKEHOUSE_DIR),$(CURDIR)/.lakehouse)
 
 # Servers stop first: one left running would hold its ports and files after its lakehouse is
 # gone, with no pid file left to stop it by. A server that will not stop keeps everything.
@@ -86,5 +88,5 @@ clean:  ## stop this lakehouse's Thrift servers and cluster, then remove warehou
 		$(BIN)/python -m python_helpers.operations.thrift stop --all && \
 		$(BIN)/python -m python_helpers.operations.cluster stop; \
 	fi
-	rm -rf $(addprefix "$(LAKEHOUSE_DIR)"/,$(LAKEHOUSE_ENTRIES)) target logs dbt_packages derby.log metastore_db spark-warehouse
-	@rmdir "$(LAKEHOUSE_DIR)" 2>/dev/null || true
+	rm -rf $(addprefix "$(CLEAN_DIR)"/,$(LAKEHOUSE_ENTRIES)) target logs dbt_packages derby.log metastore_db spark-warehouse
+	@rmdir "$(CLEAN_DIR)" 2>/dev/null || true

@@ -731,6 +731,11 @@ def test_seeds_in_other_formats_keep_their_table_on_failure(
     )  # fmt: skip
     _assert_seed_failed(dbt_project.dbt("seed", check=False), "region")
     assert _rows(spark, table) == loaded
+    # The definition's trial table is gone, after a failure as after a success.
+    probe = f"{table}__scd2_seed_probe"
+    assert not spark.catalog.tableExists(probe)
+    seed(day1, "parquet")
+    assert _rows(spark, table) == loaded and not spark.catalog.tableExists(probe)
 
     # parquet to iceberg: the checks, then the drop and the create.
     _assert_seed_failed(seed(bad, "iceberg", check=False), "value 'abc'", "unchanged")

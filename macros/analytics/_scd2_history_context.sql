@@ -55,8 +55,9 @@
     {%- set snapshot = scd2_audit._scd2_snapshot_context(relation, unique_key, valid_to_current) -%}
     {%- set columns = snapshot.columns -%}
     {%- set audit = snapshot.audit -%}
-    {#- Names are compared in lower case, and selected as the table spells them: a view of
-        a snapshot whose source column is `Name` has a `Name` column, not `name`. -#}
+    {#- Names are compared in lower case, and selected as the table spells them: a table
+        built of the select of a snapshot whose source column is `Name` has a `Name`
+        column, not `name`. -#}
     {%- set types = {} -%}
     {%- set spelled = {} -%}
     {%- for name, type in scd2_audit._scd2_column_types(relation, keep_case=true).items() -%}

@@ -20,8 +20,8 @@
           failed run leaves no column added.
         Fails, naming both lists, when the table does not end with the metadata columns this
         run writes (a table not built by scd2_events, or the model's settings changed; where
-        only columns added by hand follow them, naming those and the statements that move
-        them before the metadata columns), when a key column is missing from the table (the unique_key changed), and, naming the column
+        columns added by hand follow them, naming those and the statements that move them
+        before the metadata columns), when a key column is missing from the table (the unique_key changed), and, naming the column
         and both types, on a type change the history cannot follow.
         A column whose type the table cannot take but which holds no value in this run's
         events (`events_sql`, counted only then) is read as the table's type instead.
@@ -47,10 +47,13 @@
         added by hand (`alter table ... add columns` appends), which the run would take for
         metadata. Said so, with the statements that put them where a run adds its own. -#}
     {%- set first_metadata = actual.index(metadata[0]) if metadata[0] in actual else -1 -%}
-    {%- set trailing = actual[first_metadata:] | reject('in', metadata) | list
-        if first_metadata > 0 else [] -%}
-    {%- if trailing and actual | select('in', metadata) | list == metadata
-            and not missing_keys -%}
+    {%- set after_metadata = first_metadata + metadata | length -%}
+    {%- set trailing = actual[after_metadata:] if first_metadata > 0 else [] -%}
+    {#- dbt's own columns are none a user adds: one left by other settings (dbt_is_deleted,
+        after hard_deletes='new_record') is the settings' change, said below. -#}
+    {%- set dbt_names = ctx.columns.values() | map('lower') | list -%}
+    {%- if trailing and actual[first_metadata:after_metadata] == metadata
+            and not trailing | select('in', dbt_names) | list and not missing_keys -%}
         {%- set moves = [] -%}
         {%- set previous = namespace(name=actual[first_metadata - 1]) -%}
         {%- for name in trailing -%}

@@ -180,13 +180,21 @@
                 dropped first. -#}
             {%- set probe = target_relation.incorporate(
                 path={'identifier': target_relation.identifier ~ '__scd2_seed_probe'}) -%}
-            {%- do scd2_audit._scd2_run_sql('drop table if exists ' ~ probe) -%}
-            {%- do scd2_audit._scd2_run_sql('create table ' ~ probe ~ ' '
-                ~ file_format_clause() ~ ' ' ~ options_clause() ~ ' '
-                ~ tblproperties_clause() ~ ' ' ~ partition_cols(label='partitioned by') ~ ' '
-                ~ clustered_cols(label='clustered by') ~ ' as select * from ('
-                ~ select_sql ~ ') as scd2_seed_probe limit 0') -%}
-            {%- do scd2_audit._scd2_run_sql('drop table ' ~ probe) -%}
+            {#- Purged: a probe in Iceberg (a parquet seed turned iceberg) leaves its folder
+                otherwise, where the next managed probe cannot be created. -#}
+            {%- do scd2_audit._scd2_run_sql('drop table if exists ' ~ probe ~ ' purge') -%}
+            {#- Its columns declared, not a select's: a create as select writes its folder
+                before the metastore refuses the table, and the folder left there blocks the
+                next probe (LOCATION_ALREADY_EXISTS). -#}
+            {%- set declared = [] -%}
+            {%- for column in scd2_audit._scd2_query_columns(select_sql) -%}
+                {%- do declared.append(scd2_audit._scd2_quote(column.name) ~ ' ' ~ column.type) -%}
+            {%- endfor -%}
+            {%- do scd2_audit._scd2_run_sql('create table ' ~ probe ~ ' ('
+                ~ declared | join(', ') ~ ') ' ~ file_format_clause() ~ ' ' ~ options_clause()
+                ~ ' ' ~ tblproperties_clause() ~ ' ' ~ partition_cols(label='partitioned by')
+                ~ ' ' ~ clustered_cols(label='clustered by')) -%}
+            {%- do scd2_audit._scd2_run_sql('drop table ' ~ probe ~ ' purge') -%}
             {%- do adapter.drop_relation(old_relation) -%}
         {%- endif -%}
     {%- endif -%}

@@ -832,6 +832,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     interrupted = _InterruptWatch()
     try:
+        interrupted.watch()
         options = replace(options, events=spec_from_arguments(args, args.events))
         return run(options)
     except KeyboardInterrupt:
@@ -840,6 +841,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {_argument_error(exc)}", file=sys.stderr)
         return 2
     except (PipelineError, LakehouseConfigError) as exc:
+        if interrupted.is_set():
+            return _interrupted()
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except DbtStepError as exc:
@@ -858,12 +861,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class _InterruptWatch(threading.Event):
-    """Set once SIGINT arrives; the handler before it is put back by restore()."""
+    """Set once SIGINT arrives, after watch(); restore() puts Python's handler back. Only
+    where SIGINT raises KeyboardInterrupt (Python's handler, in the main thread): a run
+    started with SIGINT ignored (nohup, a shell's background job) stays so."""
 
     def __init__(self) -> None:
         super().__init__()
         self.previous: Any = None
-        if threading.current_thread() is threading.main_thread():
+
+    def watch(self) -> None:
+        if (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        ):
             self.previous = signal.signal(signal.SIGINT, self._on_interrupt)
 
     def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
